@@ -1,0 +1,25 @@
+package dev.rowqueue;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * A job as a consumer received it.
+ *
+ * @param id         the job id, unique within its queue
+ * @param payload    the enqueued text
+ * @param priority   the enqueued priority
+ * @param attempts   failed attempts before this delivery (nacks and leases that ended without an ack)
+ * @param enqueuedAt when it was enqueued
+ * @param leaseUntil when this consumer's lease ends; {@code null} on a dead letter
+ * @param lastError  the error text of the last nack, or {@code null}
+ * @param leaseToken identifies this delivery; acks, nacks and releases must match it. Opaque.
+ */
+public record Job(long id, String payload, int priority, int attempts, Instant enqueuedAt, Instant leaseUntil,
+                  String lastError, long leaseToken) {
+    /** Validates the components. */
+    public Job {
+        Objects.requireNonNull(payload, "payload");
+        Objects.requireNonNull(enqueuedAt, "enqueuedAt");
+    }
+}

@@ -1,0 +1,246 @@
+package dev.rowqueue;
+
+import dev.rowqueue.internal.DefaultRowQueues;
+import dev.rowqueue.spi.DialectProvider;
+
+import javax.sql.DataSource;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The entry point: ring queues, work queues and counters on ordinary tables of one database.
+ *
+ * <pre>{@code
+ * RowQueues rq = RowQueues.builder(dataSource).build();   // dialect detected from DatabaseMetaData
+ * RingQueue recent = rq.ring("recent_views", 10);
+ * recent.push("article-42", "alice");
+ * }</pre>
+ *
+ * <p>An instance is thread-safe and cheap to keep; it holds no connection between operations. Every operation
+ * borrows a connection from the {@link DataSource}, runs in its own short transaction and retries transient
+ * failures (see {@link RetryPolicy}). Handles can instead be bound to a caller's connection with
+ * {@code using(Connection)}, so that their writes commit or roll back with the caller's own.
+ *
+ * <p>Queue names become table names: they are validated ({@code [A-Za-z][A-Za-z0-9_]*}, at most
+ * {@value #MAX_NAME_LENGTH} characters, no SQL reserved word), folded to lower case, and the tables are created
+ * on first use unless {@link Builder#createSchema(boolean)} turns that off.
+ */
+public interface RowQueues extends AutoCloseable {
+
+    /** The longest queue name: 30 characters (Oracle's identifier limit) less the longest table suffix. */
+    int MAX_NAME_LENGTH = 25;
+
+    /**
+     * A builder for a {@code RowQueues} on the given data source.
+     *
+     * @param dataSource where the tables live; rowqueue never closes it
+     * @return a builder with sensible defaults
+     */
+    static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    /**
+     * A capped FIFO ring queue with the default {@link RingStrategy#SAFE} strategy.
+     *
+     * @param name     the queue (and table) name
+     * @param capacity how many entries each group keeps, at least 1
+     * @return a thread-safe handle
+     * @throws IllegalArgumentException for an invalid name or a capacity below 1, before any SQL runs
+     * @throws QueueConflictException   if the queue exists with another capacity, strategy or kind
+     */
+    RingQueue ring(String name, int capacity);
+
+    /**
+     * A capped FIFO ring queue with explicit options.
+     *
+     * @param name    the queue (and table) name
+     * @param options capacity and push strategy
+     * @return a thread-safe handle
+     * @throws IllegalArgumentException if the name is invalid or the dialect does not offer the strategy
+     */
+    RingQueue ring(String name, RingOptions options);
+
+    /**
+     * A work queue with {@link WorkQueueOptions#defaults() default options}.
+     *
+     * @param name the queue (and table) name
+     * @return a thread-safe handle
+     */
+    WorkQueue workQueue(String name);
+
+    /**
+     * A work queue.
+     *
+     * @param name    the queue (and table) name
+     * @param options lease, retry and dead-letter settings of this handle
+     * @return a thread-safe handle
+     */
+    WorkQueue workQueue(String name, WorkQueueOptions options);
+
+    /**
+     * A table of named counters (single-row sequence generators).
+     *
+     * @param name the table name
+     * @return a thread-safe handle
+     */
+    Counters counters(String name);
+
+    /**
+     * The DDL this instance would run, as text, for teams that manage schema with Flyway or Liquibase.
+     *
+     * @return the schema scripts of this database's dialect
+     */
+    SchemaScripts schema();
+
+    /**
+     * The queues registered in this database's catalog table, in name order.
+     *
+     * @return every ring, work queue and counter table rowqueue knows in this database
+     */
+    List<QueueInfo> queues();
+
+    /**
+     * Drops a queue's tables and removes it from the catalog. Its data is gone.
+     *
+     * @param name the queue name
+     * @return {@code true} if the queue existed
+     */
+    boolean dropQueue(String name);
+
+    /**
+     * What rowqueue detected about the database and which dialect serves it.
+     *
+     * @return database product, version, driver, dialect and capabilities
+     */
+    DatabaseInfo database();
+
+    /** Releases resources this instance started (never the data source). Handles must not be used after. */
+    @Override
+    void close();
+
+    /**
+     * Configures a {@link RowQueues}. Defaults: dialect detected from {@code DatabaseMetaData}, tables created on
+     * first use, {@link RetryPolicy#defaults()}, payloads up to the dialect's limit.
+     */
+    final class Builder {
+        private final DataSource dataSource;
+        private final List<DialectProvider> dialects = new ArrayList<>();
+        private String dialectName;
+        private final Map<String, String> dialectOptions = new LinkedHashMap<>();
+        private boolean createSchema = true;
+        private RetryPolicy retryPolicy = RetryPolicy.defaults();
+        private int maxPayloadLength = -1;
+        private Duration pollInterval = Duration.ofMillis(200);
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        }
+
+        /**
+         * Registers a dialect explicitly. Registered dialects are asked before those found by
+         * {@link java.util.ServiceLoader}, in registration order, so an explicit registration wins.
+         *
+         * @param provider the dialect provider
+         * @return this builder
+         */
+        public Builder registerDialect(DialectProvider provider) {
+            dialects.add(Objects.requireNonNull(provider, "provider"));
+            return this;
+        }
+
+        /**
+         * Forces the dialect with this name (for example {@code "h2"}, {@code "portable"}) instead of detecting
+         * one. The database version is still read from {@code DatabaseMetaData} for version gates.
+         *
+         * @param name a dialect name known to a registered or discovered provider
+         * @return this builder
+         */
+        public Builder dialect(String name) {
+            this.dialectName = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /**
+         * Sets a dialect-specific option, for example forcing a claim path. Unknown keys are refused by the
+         * dialect at build time.
+         *
+         * @param key   the option key, documented by the dialect
+         * @param value its value
+         * @return this builder
+         */
+        public Builder dialectOption(String key, String value) {
+            dialectOptions.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+            return this;
+        }
+
+        /**
+         * Whether missing tables are created on first use (default {@code true}). When {@code false}, a missing
+         * table is a {@link SchemaException} naming it; take the DDL from {@link RowQueues#schema()}.
+         *
+         * @param create whether to create tables
+         * @return this builder
+         */
+        public Builder createSchema(boolean create) {
+            this.createSchema = create;
+            return this;
+        }
+
+        /**
+         * How transient failures (deadlock, serialization failure, lost connection before commit) are retried.
+         *
+         * @param policy the policy; {@link RetryPolicy#none()} turns retries off
+         * @return this builder
+         */
+        public Builder retry(RetryPolicy policy) {
+            this.retryPolicy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
+         * Lowers the longest payload accepted, in characters. It cannot exceed what the dialect's column holds.
+         *
+         * @param maxChars at least 1
+         * @return this builder
+         */
+        public Builder maxPayloadLength(int maxChars) {
+            if (maxChars < 1) {
+                throw new IllegalArgumentException("maxPayloadLength must be at least 1, got " + maxChars);
+            }
+            this.maxPayloadLength = maxChars;
+            return this;
+        }
+
+        /**
+         * The longest sleep between polls of a blocking {@link WorkQueue#claim(int, Duration)} on dialects that
+         * cannot be woken by the database (default 200 ms).
+         *
+         * @param interval a positive duration
+         * @return this builder
+         */
+        public Builder pollInterval(Duration interval) {
+            Objects.requireNonNull(interval, "interval");
+            if (interval.isNegative() || interval.isZero()) {
+                throw new IllegalArgumentException("pollInterval must be positive, got " + interval);
+            }
+            this.pollInterval = interval;
+            return this;
+        }
+
+        /**
+         * Detects the dialect (one connection is borrowed to read {@code DatabaseMetaData}) and builds.
+         *
+         * @return a ready instance
+         * @throws RowQueueException if the database cannot be reached
+         */
+        public RowQueues build() {
+            return DefaultRowQueues.create(new DefaultRowQueues.Settings(dataSource, List.copyOf(dialects),
+                    dialectName, Map.copyOf(dialectOptions), createSchema, retryPolicy, maxPayloadLength,
+                    pollInterval));
+        }
+    }
+}

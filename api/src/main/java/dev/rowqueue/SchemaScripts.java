@@ -1,0 +1,41 @@
+package dev.rowqueue;
+
+import java.util.List;
+
+/**
+ * The DDL rowqueue runs, as text: hand it to Flyway or Liquibase and build with
+ * {@link RowQueues.Builder#createSchema(boolean) createSchema(false)}. Each list holds one statement per element,
+ * without terminators; {@link #script(List)} joins them.
+ */
+public interface SchemaScripts {
+
+    /** @return the catalog table every database using rowqueue has once */
+    List<String> catalog();
+
+    /**
+     * @param name    the ring name
+     * @param options capacity and strategy (the trigger strategy's DDL depends on the capacity)
+     * @return the ring's tables and indexes
+     */
+    List<String> ring(String name, RingOptions options);
+
+    /**
+     * @param name the work queue name
+     * @return the queue's tables and indexes
+     */
+    List<String> workQueue(String name);
+
+    /**
+     * @param name the counters table name
+     * @return its table
+     */
+    List<String> counters(String name);
+
+    /**
+     * @param statements statements from this interface
+     * @return one script, statements separated by {@code ;} and a new line
+     */
+    default String script(List<String> statements) {
+        return String.join(";\n", statements) + ";\n";
+    }
+}

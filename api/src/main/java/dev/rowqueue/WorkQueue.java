@@ -1,0 +1,178 @@
+package dev.rowqueue;
+
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A work queue that many consumers pop concurrently without ever holding the same job at the same time.
+ *
+ * <p>A job is <em>claimed</em> with a lease: until the lease ends it belongs to that consumer alone. The consumer
+ * then {@linkplain #ack(Job) acks} it (the job is deleted), {@linkplain #nack(Job, Duration) nacks} it (the attempt
+ * is counted and the job retried after a delay, or becomes dead after {@link WorkQueueOptions#maxAttempts()}
+ * attempts) or {@linkplain #release(Job) releases} it unprocessed. A consumer that crashes loses nothing: when its
+ * lease ends the job is claimable again, and that expired lease counts as a failed attempt, so a job that keeps
+ * crashing its consumers ends up dead instead of looping forever.
+ *
+ * <p>{@link #claim(int)} hands out jobs by priority (higher first), then due time, then id. {@link #rotate(String,
+ * int)} hands them out round-robin in id order behind a named, persisted cursor that wraps around (seed 002's
+ * endless batch loop). Both lease what they return, so the two may be mixed on one queue.
+ *
+ * <p>Acks, nacks and releases carry the lease token of the claim: after a lease has expired and the job was
+ * claimed by someone else, the old holder's ack returns {@code false} and changes nothing.
+ */
+public interface WorkQueue {
+
+    /** @return the queue name (lower case) */
+    String name();
+
+    /** @return this handle's options */
+    WorkQueueOptions options();
+
+    /**
+     * Enqueues a job, ready now, with priority 0.
+     *
+     * @param payload the job's text; may be empty, must not be {@code null}
+     * @return the job id
+     */
+    long enqueue(String payload);
+
+    /**
+     * Enqueues a job.
+     *
+     * @param payload the job's text
+     * @param how     priority and delay, e.g. {@code Enqueue.priority(5).delay(Duration.ofSeconds(30))}
+     * @return the job id
+     */
+    long enqueue(String payload, Enqueue how);
+
+    /**
+     * Enqueues several jobs atomically: all or none.
+     *
+     * @param payloads at least one payload; all are validated before any SQL runs
+     * @param how      priority and delay of every job
+     * @return the job ids, in list order (ascending)
+     */
+    List<Long> enqueueAll(List<String> payloads, Enqueue how);
+
+    /**
+     * Claims up to {@code max} due jobs, leased to the caller for {@link WorkQueueOptions#leaseDuration()}.
+     *
+     * @param max at least 1
+     * @return the claimed jobs in claim order; empty if none is due
+     */
+    List<Job> claim(int max);
+
+    /**
+     * Claims up to {@code max} jobs, waiting up to {@code maxWait} for at least one to become available. Dialects
+     * that the database can wake (such as PostgreSQL's {@code LISTEN/NOTIFY}) sleep until a job arrives; the
+     * others poll with a bounded interval.
+     *
+     * @param max     at least 1
+     * @param maxWait how long to wait at most; zero means do not wait
+     * @return the claimed jobs; empty if none came within {@code maxWait}
+     */
+    List<Job> claim(int max, Duration maxWait);
+
+    /**
+     * Deletes a job that was processed.
+     *
+     * @param job a job this consumer claimed
+     * @return {@code false} if the lease was lost (the job was claimed by another consumer after the lease ended,
+     *         or was already acked); nothing changes then
+     */
+    boolean ack(Job job);
+
+    /**
+     * Records a failed attempt and retries the job after the options' backoff for its attempt count.
+     *
+     * @param job a job this consumer claimed
+     * @return {@code false} if the lease was lost
+     */
+    boolean nack(Job job);
+
+    /**
+     * Records a failed attempt: the job's attempt count grows by one and it is retried after {@code retryDelay},
+     * or, if it has now failed {@link WorkQueueOptions#maxAttempts()} times, becomes dead.
+     *
+     * @param job        a job this consumer claimed
+     * @param retryDelay how long until it may be claimed again, zero or more
+     * @return {@code false} if the lease was lost
+     */
+    boolean nack(Job job, Duration retryDelay);
+
+    /**
+     * Like {@link #nack(Job, Duration)}, and keeps an error text with the job (shown on dead letters).
+     *
+     * @param job        a job this consumer claimed
+     * @param retryDelay zero or more
+     * @param error      a description of the failure, truncated to 1000 characters; may be {@code null}
+     * @return {@code false} if the lease was lost
+     */
+    boolean nack(Job job, Duration retryDelay, String error);
+
+    /**
+     * Gives a claimed job back unprocessed, claimable at once, without counting an attempt.
+     *
+     * @param job a job this consumer claimed
+     * @return {@code false} if the lease was lost
+     */
+    boolean release(Job job);
+
+    /**
+     * Extends a lease for long work: the job stays this consumer's until {@code leaseDuration} from now.
+     *
+     * @param job           a job this consumer claimed
+     * @param leaseDuration a positive duration
+     * @return {@code false} if the lease was already lost
+     */
+    boolean extendLease(Job job, Duration leaseDuration);
+
+    /**
+     * Seed 002's round-robin batch: the next {@code max} claimable jobs in id order after the cursor's position,
+     * wrapping around to the lowest id, each at most once per call. The jobs are leased like {@link #claim(int)}
+     * and the cursor moves to the last one returned. The cursor is stored in the database, so it survives
+     * restarts and is shared by every handle that names it; concurrent calls on one cursor get consecutive,
+     * disjoint batches.
+     *
+     * @param cursor a cursor name, at most 200 characters
+     * @param max    at least 1
+     * @return the jobs in rotation order
+     */
+    List<Job> rotate(String cursor, int max);
+
+    /**
+     * Jobs that exhausted their attempts, oldest id first.
+     *
+     * @param limit at least 1
+     * @return up to {@code limit} dead jobs, with their last error
+     */
+    List<Job> deadLetters(int limit);
+
+    /**
+     * Makes a dead job ready again, with its attempt count reset to zero.
+     *
+     * @param id the job id
+     * @return {@code false} if no dead job has this id
+     */
+    boolean revive(long id);
+
+    /** @return how many dead jobs were made ready again */
+    int reviveAll();
+
+    /** @return how many dead jobs were deleted */
+    int purgeDead();
+
+    /** @return counts of jobs by state */
+    QueueStats stats();
+
+    /**
+     * A view of this queue whose operations run on the caller's connection, inside the caller's transaction
+     * (transactional outbox: enqueue commits or rolls back with the caller's business writes). Operations are not
+     * retried; see {@link RingQueue#using(Connection)}.
+     *
+     * @param connection the caller's connection; never closed by rowqueue
+     * @return a handle bound to that connection
+     */
+    WorkQueue using(Connection connection);
+}

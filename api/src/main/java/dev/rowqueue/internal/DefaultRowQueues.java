@@ -1,0 +1,156 @@
+package dev.rowqueue.internal;
+
+import dev.rowqueue.Counters;
+import dev.rowqueue.DatabaseInfo;
+import dev.rowqueue.QueueInfo;
+import dev.rowqueue.QueueKind;
+import dev.rowqueue.RetryPolicy;
+import dev.rowqueue.RingOptions;
+import dev.rowqueue.RingQueue;
+import dev.rowqueue.RowQueueException;
+import dev.rowqueue.RowQueues;
+import dev.rowqueue.SchemaScripts;
+import dev.rowqueue.WorkQueue;
+import dev.rowqueue.WorkQueueOptions;
+import dev.rowqueue.spi.CounterTable;
+import dev.rowqueue.spi.DatabaseProduct;
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.DialectProvider;
+import dev.rowqueue.spi.RingTables;
+import dev.rowqueue.spi.WorkTables;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/** The {@link RowQueues} implementation. */
+public final class DefaultRowQueues implements RowQueues {
+    private static final Logger log = LoggerFactory.getLogger(DefaultRowQueues.class);
+
+    /** What the builder collected. */
+    public record Settings(DataSource dataSource, List<DialectProvider> dialects, String dialectName,
+                           Map<String, String> dialectOptions, boolean createSchema, RetryPolicy retry,
+                           int maxPayloadLength, Duration pollInterval) {
+    }
+
+    /** What every handle of one instance shares. */
+    record Context(Dialect dialect, Executor executor, int maxPayloadLength, Duration pollInterval) {
+        Context bound(Connection connection) {
+            return new Context(dialect, new BoundExecutor(connection, dialect), maxPayloadLength, pollInterval);
+        }
+    }
+
+    private final Context context;
+    private final SchemaManager schema;
+    private final DatabaseInfo info;
+
+    private DefaultRowQueues(Context context, SchemaManager schema, DatabaseInfo info) {
+        this.context = context;
+        this.schema = schema;
+        this.info = info;
+    }
+
+    /**
+     * @param s the builder's settings
+     * @return a ready instance
+     */
+    public static RowQueues create(Settings s) {
+        DatabaseProduct product;
+        try (Connection c = s.dataSource().getConnection()) {
+            product = DatabaseProduct.of(c.getMetaData());
+        } catch (SQLException e) {
+            throw new RowQueueException("cannot read the database's metadata to choose a dialect: "
+                    + Errors.describe(e), e);
+        }
+        Dialect dialect = DialectResolver.resolve(s.dialects(), s.dialectName(), product, s.dialectOptions());
+        int max = dialect.maxPayloadLength();
+        if (s.maxPayloadLength() > max) {
+            throw new IllegalArgumentException("maxPayloadLength " + s.maxPayloadLength() + " exceeds what dialect "
+                    + dialect.name() + " stores (" + max + ")");
+        }
+        if (s.maxPayloadLength() > 0) {
+            max = s.maxPayloadLength();
+        }
+        Executor executor = new PooledExecutor(s.dataSource(), dialect, s.retry());
+        Context context = new Context(dialect, executor, max, s.pollInterval());
+        DatabaseInfo info = new DatabaseInfo(product.productName(), product.productVersion(),
+                product.driverName() + " " + product.driverVersion(), dialect.name(), dialect.capabilities(), max);
+        log.info("rowqueue: {} {} served by dialect '{}' with {}", product.productName(), product.productVersion(),
+                dialect.name(), dialect.capabilities());
+        return new DefaultRowQueues(context, new SchemaManager(dialect, executor, s.createSchema()), info);
+    }
+
+    @Override
+    public RingQueue ring(String name, int capacity) {
+        return ring(name, RingOptions.capacity(capacity));
+    }
+
+    @Override
+    public RingQueue ring(String name, RingOptions options) {
+        String n = Validation.queueName(name);
+        Objects.requireNonNull(options, "options");
+        if (!context.dialect().supports(options.strategy())) {
+            throw new IllegalArgumentException("dialect '" + context.dialect().name() + "' does not offer ring strategy "
+                    + options.strategy() + " on " + context.dialect().product().describe() + "; it offers "
+                    + context.dialect().capabilities());
+        }
+        schema.ensure(SchemaManager.Definition.ring(n, options));
+        return new DefaultRingQueue(n, options, context.dialect().ringStore(RingTables.of(n), options), context);
+    }
+
+    @Override
+    public WorkQueue workQueue(String name) {
+        return workQueue(name, WorkQueueOptions.defaults());
+    }
+
+    @Override
+    public WorkQueue workQueue(String name, WorkQueueOptions options) {
+        String n = Validation.queueName(name);
+        Objects.requireNonNull(options, "options");
+        schema.ensure(SchemaManager.Definition.of(n, QueueKind.WORK));
+        return new DefaultWorkQueue(n, options, context.dialect().workStore(WorkTables.of(n)), context);
+    }
+
+    @Override
+    public Counters counters(String name) {
+        String n = Validation.queueName(name);
+        schema.ensure(SchemaManager.Definition.of(n, QueueKind.COUNTERS));
+        return new DefaultCounters(n, context.dialect().counterStore(CounterTable.of(n)), context);
+    }
+
+    @Override
+    public SchemaScripts schema() {
+        return new DefaultSchemaScripts(context.dialect());
+    }
+
+    @Override
+    public List<QueueInfo> queues() {
+        return schema.readCatalog();
+    }
+
+    @Override
+    public boolean dropQueue(String name) {
+        return schema.drop(Validation.queueName(name));
+    }
+
+    @Override
+    public DatabaseInfo database() {
+        return info;
+    }
+
+    @Override
+    public void close() {
+        // nothing held between operations yet; dialects with listeners will release them here
+    }
+
+    @Override
+    public String toString() {
+        return "RowQueues[" + context.dialect() + "]";
+    }
+}

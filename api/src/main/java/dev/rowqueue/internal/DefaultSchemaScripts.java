@@ -1,0 +1,48 @@
+package dev.rowqueue.internal;
+
+import dev.rowqueue.RingOptions;
+import dev.rowqueue.SchemaScripts;
+import dev.rowqueue.spi.CounterTable;
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.RingTables;
+import dev.rowqueue.spi.WorkTables;
+
+import java.util.List;
+import java.util.Objects;
+
+/** DDL of one dialect, as text. */
+public final class DefaultSchemaScripts implements SchemaScripts {
+    private final Dialect dialect;
+
+    /**
+     * @param dialect whose DDL to render
+     */
+    public DefaultSchemaScripts(Dialect dialect) {
+        this.dialect = dialect;
+    }
+
+    @Override
+    public List<String> catalog() {
+        return dialect.catalogDdl();
+    }
+
+    @Override
+    public List<String> ring(String name, RingOptions options) {
+        Objects.requireNonNull(options, "options");
+        if (!dialect.supports(options.strategy())) {
+            throw new IllegalArgumentException("dialect '" + dialect.name() + "' does not offer ring strategy "
+                    + options.strategy());
+        }
+        return dialect.ringDdl(RingTables.of(Validation.queueName(name)), options);
+    }
+
+    @Override
+    public List<String> workQueue(String name) {
+        return dialect.workDdl(WorkTables.of(Validation.queueName(name)));
+    }
+
+    @Override
+    public List<String> counters(String name) {
+        return dialect.counterDdl(CounterTable.of(Validation.queueName(name)));
+    }
+}

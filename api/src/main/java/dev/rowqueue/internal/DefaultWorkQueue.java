@@ -1,0 +1,227 @@
+package dev.rowqueue.internal;
+
+import dev.rowqueue.Enqueue;
+import dev.rowqueue.Job;
+import dev.rowqueue.QueueStats;
+import dev.rowqueue.TransientRowQueueException;
+import dev.rowqueue.WorkQueue;
+import dev.rowqueue.WorkQueueOptions;
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.WorkStore;
+
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/** The {@link WorkQueue} implementation. */
+final class DefaultWorkQueue implements WorkQueue {
+    /** The first poll interval of a blocking claim; doubled up to the configured poll interval. */
+    private static final long FIRST_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    private final String name;
+    private final WorkQueueOptions options;
+    private final WorkStore store;
+    private final DefaultRowQueues.Context context;
+
+    DefaultWorkQueue(String name, WorkQueueOptions options, WorkStore store, DefaultRowQueues.Context context) {
+        this.name = name;
+        this.options = options;
+        this.store = store;
+        this.context = context;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public WorkQueueOptions options() {
+        return options;
+    }
+
+    @Override
+    public long enqueue(String payload) {
+        return enqueue(payload, Enqueue.defaults());
+    }
+
+    @Override
+    public long enqueue(String payload, Enqueue how) {
+        Objects.requireNonNull(how, "how");
+        Validation.payload(payload, context.maxPayloadLength());
+        long delay = Validation.notNegative("delay", how.delay());
+        return context.executor().run("enqueue into " + name, store.enqueue(List.of(payload), how.priority(), delay))[0];
+    }
+
+    @Override
+    public List<Long> enqueueAll(List<String> payloads, Enqueue how) {
+        Objects.requireNonNull(how, "how");
+        List<String> checked = Validation.payloads(payloads, context.maxPayloadLength());
+        long delay = Validation.notNegative("delay", how.delay());
+        long[] ids = context.executor().run("enqueue into " + name, store.enqueue(checked, how.priority(), delay));
+        List<Long> result = new ArrayList<>(ids.length);
+        for (long id : ids) {
+            result.add(id);
+        }
+        return Collections.unmodifiableList(result);
+    }
+
+    private static long newToken() {
+        long token;
+        do {
+            token = ThreadLocalRandom.current().nextLong();
+        } while (token == 0);
+        return token;
+    }
+
+    private long leaseMillis() {
+        return Validation.positive("leaseDuration", options.leaseDuration());
+    }
+
+    @Override
+    public List<Job> claim(int max) {
+        Validation.batch("claim batch size", max);
+        long token = newToken();
+        return buryExhausted(context.executor().run("claim from " + name, store.claim(max, leaseMillis(), token)),
+                token);
+    }
+
+    @Override
+    public List<Job> claim(int max, Duration maxWait) {
+        Validation.batch("claim batch size", max);
+        long waitNanos = TimeUnit.MILLISECONDS.toNanos(Validation.notNegative("maxWait", maxWait));
+        long deadline = System.nanoTime() + waitNanos;
+        long pause = FIRST_POLL_NANOS;
+        long maxPause = context.pollInterval().toNanos();
+        while (true) {
+            List<Job> jobs = claim(max);
+            long left = deadline - System.nanoTime();
+            if (!jobs.isEmpty() || left <= 0) {
+                return jobs;
+            }
+            try {
+                TimeUnit.NANOSECONDS.sleep(Math.min(pause, left));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new TransientRowQueueException("interrupted while waiting for jobs in " + name, e);
+            }
+            pause = Math.min(pause * 2, maxPause);
+        }
+    }
+
+    /**
+     * A claim raises the attempts of a job whose previous lease ended without ack. If that exhausted the job's
+     * attempts, it is made dead here instead of being delivered once more.
+     */
+    private List<Job> buryExhausted(List<Job> claimed, long token) {
+        int max = options.maxAttempts();
+        if (claimed.stream().noneMatch(j -> j.attempts() >= max)) {
+            return claimed;
+        }
+        List<Job> deliver = new ArrayList<>();
+        List<Long> exhausted = new ArrayList<>();
+        for (Job job : claimed) {
+            if (job.attempts() >= max) {
+                exhausted.add(job.id());
+            } else {
+                deliver.add(job);
+            }
+        }
+        long[] ids = exhausted.stream().mapToLong(Long::longValue).toArray();
+        context.executor().run("move exhausted jobs of " + name + " to dead letters",
+                store.bury(ids, token, "lease expired without ack " + max + " times (consumer crashed or stalled)"));
+        return deliver;
+    }
+
+    @Override
+    public boolean ack(Job job) {
+        Validation.job(job);
+        return context.executor().run("ack job " + job.id() + " of " + name, store.ack(job.id(), job.leaseToken()));
+    }
+
+    @Override
+    public boolean nack(Job job) {
+        Validation.job(job);
+        return nack(job, options.retryDelay(job.attempts() + 1), null);
+    }
+
+    @Override
+    public boolean nack(Job job, Duration retryDelay) {
+        return nack(job, retryDelay, null);
+    }
+
+    @Override
+    public boolean nack(Job job, Duration retryDelay, String error) {
+        Validation.job(job);
+        long delay = Validation.notNegative("retryDelay", retryDelay);
+        String text = Validation.errorText(error, Dialect.ERROR_LENGTH);
+        return context.executor().run("nack job " + job.id() + " of " + name,
+                store.nack(job.id(), job.leaseToken(), delay, options.maxAttempts(), text));
+    }
+
+    @Override
+    public boolean release(Job job) {
+        Validation.job(job);
+        return context.executor().run("release job " + job.id() + " of " + name,
+                store.release(job.id(), job.leaseToken()));
+    }
+
+    @Override
+    public boolean extendLease(Job job, Duration leaseDuration) {
+        Validation.job(job);
+        long lease = Validation.positive("leaseDuration", leaseDuration);
+        return context.executor().run("extend lease of job " + job.id() + " of " + name,
+                store.extend(job.id(), job.leaseToken(), lease));
+    }
+
+    @Override
+    public List<Job> rotate(String cursor, int max) {
+        String c = Validation.key("cursor", cursor, Dialect.KEY_LENGTH);
+        Validation.batch("rotate batch size", max);
+        long token = newToken();
+        return buryExhausted(context.executor().run("rotate " + name + " with cursor " + c,
+                store.rotate(c, max, leaseMillis(), token)), token);
+    }
+
+    @Override
+    public List<Job> deadLetters(int limit) {
+        Validation.positive("limit", limit);
+        return List.copyOf(context.executor().run("list dead letters of " + name, store.dead(limit)));
+    }
+
+    @Override
+    public boolean revive(long id) {
+        return context.executor().run("revive job " + id + " of " + name, store.revive(OptionalLong.of(id))) > 0;
+    }
+
+    @Override
+    public int reviveAll() {
+        return context.executor().run("revive dead letters of " + name, store.revive(OptionalLong.empty()));
+    }
+
+    @Override
+    public int purgeDead() {
+        return context.executor().run("purge dead letters of " + name, store.purgeDead());
+    }
+
+    @Override
+    public QueueStats stats() {
+        return context.executor().run("count jobs of " + name, store.stats());
+    }
+
+    @Override
+    public WorkQueue using(Connection connection) {
+        return new DefaultWorkQueue(name, options, store, context.bound(connection));
+    }
+
+    @Override
+    public String toString() {
+        return "WorkQueue[" + name + "]";
+    }
+}

@@ -1,0 +1,35 @@
+package dev.rowqueue.internal;
+
+import dev.rowqueue.RowQueueException;
+import dev.rowqueue.SchemaException;
+import dev.rowqueue.TransientRowQueueException;
+import dev.rowqueue.spi.SqlErrorKind;
+
+import java.sql.SQLException;
+
+/** Turns driver exceptions into rowqueue's unchecked exceptions. */
+final class Errors {
+    private Errors() {
+    }
+
+    static RowQueueException map(String what, SQLException e, SqlErrorKind kind) {
+        String detail = describe(e);
+        if (kind.transientFailure()) {
+            return new TransientRowQueueException(what + " failed transiently (" + kind + "): " + detail, e);
+        }
+        if (kind == SqlErrorKind.UNDEFINED_TABLE) {
+            return new SchemaException(what + " failed: a table is missing (" + detail
+                    + "); was it dropped outside rowqueue?", e);
+        }
+        return new RowQueueException(what + " failed: " + detail, e);
+    }
+
+    static String describe(SQLException e) {
+        String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage().strip();
+        int newline = message.indexOf('\n');
+        if (newline > 0) {
+            message = message.substring(0, newline);
+        }
+        return message + " [SQLState " + e.getSQLState() + ", vendor code " + e.getErrorCode() + "]";
+    }
+}

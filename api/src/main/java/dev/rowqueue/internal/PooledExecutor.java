@@ -1,0 +1,139 @@
+package dev.rowqueue.internal;
+
+import dev.rowqueue.RetryPolicy;
+import dev.rowqueue.TransientRowQueueException;
+import dev.rowqueue.UnknownCommitOutcomeException;
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.SqlErrorKind;
+import dev.rowqueue.spi.SqlOp;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs each operation on a connection of its own from the data source: single statements in auto-commit mode,
+ * the rest in a READ COMMITTED transaction. Transient failures are retried with jittered exponential backoff.
+ * A connection lost while a non-idempotent operation might have committed is reported, not retried.
+ */
+final class PooledExecutor implements Executor {
+    private static final Logger log = LoggerFactory.getLogger(PooledExecutor.class);
+
+    private final DataSource dataSource;
+    private final Dialect dialect;
+    private final RetryPolicy retry;
+
+    PooledExecutor(DataSource dataSource, Dialect dialect, RetryPolicy retry) {
+        this.dataSource = dataSource;
+        this.dialect = dialect;
+        this.retry = retry;
+    }
+
+    @Override
+    public <R> R run(String what, SqlOp<R> op) {
+        for (int attempt = 1; ; attempt++) {
+            Phase phase = new Phase();
+            try {
+                return once(op, phase);
+            } catch (SQLException e) {
+                SqlErrorKind kind = dialect.classify(e);
+                boolean duplicateRace = kind == SqlErrorKind.DUPLICATE_KEY && op.retriesDuplicateKey();
+                if (kind == SqlErrorKind.CONNECTION && phase.mayHaveCommitted && !op.idempotent()
+                        && !dialect.failedBeforeSending(e)) {
+                    throw new UnknownCommitOutcomeException(what + ": the connection failed while the operation"
+                            + " could have committed; it was not retried. " + Errors.describe(e), e);
+                }
+                if ((kind.transientFailure() || duplicateRace) && attempt < retry.maxAttempts()) {
+                    log.debug("{}: {} on attempt {}, retrying: {}", what, kind, attempt, Errors.describe(e));
+                    backoff(attempt);
+                    continue;
+                }
+                if (duplicateRace) {
+                    throw new TransientRowQueueException(what + " lost a creation race " + attempt
+                            + " times: " + Errors.describe(e), e);
+                }
+                throw Errors.map(what + (attempt > 1 ? " (after " + attempt + " attempts)" : ""), e, kind);
+            }
+        }
+    }
+
+    /** Where an attempt got to, to tell a failure before commit from one during it. */
+    private static final class Phase {
+        boolean mayHaveCommitted;
+    }
+
+    private <R> R once(SqlOp<R> op, Phase phase) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            if (op.singleStatement()) {
+                if (!c.getAutoCommit()) {
+                    c.setAutoCommit(true);
+                }
+                phase.mayHaveCommitted = true;
+                return op.run(c);
+            }
+            boolean autoCommit = c.getAutoCommit();
+            int isolation = c.getTransactionIsolation();
+            try {
+                if (autoCommit) {
+                    c.setAutoCommit(false);
+                }
+                if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+                    c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+                }
+                R result;
+                try {
+                    result = op.run(c);
+                } catch (SQLException | RuntimeException | Error e) {
+                    rollbackQuietly(c, e);
+                    throw e;
+                }
+                phase.mayHaveCommitted = true;
+                c.commit();
+                return result;
+            } finally {
+                restore(c, autoCommit, isolation);
+            }
+        }
+    }
+
+    static void rollbackQuietly(Connection c, Throwable cause) {
+        try {
+            c.rollback();
+        } catch (SQLException | RuntimeException suppressed) {
+            cause.addSuppressed(suppressed);
+        }
+    }
+
+    private static void restore(Connection c, boolean autoCommit, int isolation) {
+        try {
+            if (c.isClosed()) {
+                return;
+            }
+            if (c.getTransactionIsolation() != isolation) {
+                c.setTransactionIsolation(isolation);
+            }
+            if (autoCommit && !c.getAutoCommit()) {
+                c.setAutoCommit(true);
+            }
+        } catch (SQLException | RuntimeException e) {
+            log.debug("could not restore connection settings", e);
+        }
+    }
+
+    private void backoff(int attempt) {
+        long capNanos = retry.backoffCap(attempt).toNanos();
+        if (capNanos <= 0) {
+            return;
+        }
+        try {
+            TimeUnit.NANOSECONDS.sleep(ThreadLocalRandom.current().nextLong(capNanos + 1));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TransientRowQueueException("interrupted while backing off before a retry", e);
+        }
+    }
+}

@@ -1,0 +1,308 @@
+package dev.rowqueue.internal;
+
+import dev.rowqueue.QueueConflictException;
+import dev.rowqueue.QueueInfo;
+import dev.rowqueue.QueueKind;
+import dev.rowqueue.RingOptions;
+import dev.rowqueue.RingStrategy;
+import dev.rowqueue.SchemaException;
+import dev.rowqueue.spi.CounterTable;
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.RingTables;
+import dev.rowqueue.spi.Sql;
+import dev.rowqueue.spi.SqlErrorKind;
+import dev.rowqueue.spi.SqlOp;
+import dev.rowqueue.spi.WorkTables;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Creates tables on first use (idempotent: "already exists" from a concurrent creator is ignored, then the tables
+ * are probed), checks that existing tables are rowqueue's, and keeps the catalog table that records each queue's
+ * kind, capacity and strategy.
+ */
+final class SchemaManager {
+    private static final Logger log = LoggerFactory.getLogger(SchemaManager.class);
+    static final int SCHEMA_VERSION = 1;
+
+    private static final String CATALOG_COLUMNS = "queue_name, kind, capacity, strategy, schema_version, created_ms";
+    private static final String ENTRY_COLUMNS = "grp, slot, seq, payload, pushed_ms";
+    private static final String HEAD_COLUMNS = "grp, last_seq";
+    private static final String JOB_COLUMNS =
+            "id, payload, prio, state, due_ms, attempts, lease_token, enqueued_ms, last_error";
+    private static final String CURSOR_COLUMNS = "cursor_name, last_id";
+    private static final String COUNTER_COLUMNS = "counter_key, counter_value";
+
+    private final Dialect dialect;
+    private final Executor executor;
+    private final boolean create;
+    private final Map<String, QueueInfo> ensured = new ConcurrentHashMap<>();
+    private volatile boolean catalogReady;
+
+    SchemaManager(Dialect dialect, Executor executor, boolean create) {
+        this.dialect = dialect;
+        this.executor = executor;
+        this.create = create;
+    }
+
+    /** A requested queue definition. */
+    record Definition(String name, QueueKind kind, int capacity, RingStrategy strategy) {
+        static Definition ring(String name, RingOptions o) {
+            return new Definition(name, QueueKind.RING, o.capacity(), o.strategy());
+        }
+
+        static Definition of(String name, QueueKind kind) {
+            return new Definition(name, kind, 0, null);
+        }
+
+        String describe() {
+            return kind == QueueKind.RING ? "ring (capacity " + capacity + ", strategy " + strategy + ")"
+                    : kind == QueueKind.WORK ? "work queue" : "counters table";
+        }
+    }
+
+    static List<String> tables(String name, QueueKind kind) {
+        return switch (kind) {
+            case RING -> RingTables.of(name).tables();
+            case WORK -> WorkTables.of(name).tables();
+            case COUNTERS -> CounterTable.of(name).tables();
+        };
+    }
+
+    List<String> ddl(Definition d) {
+        return switch (d.kind()) {
+            case RING -> dialect.ringDdl(RingTables.of(d.name()), new RingOptions(d.capacity(), d.strategy()));
+            case WORK -> dialect.workDdl(WorkTables.of(d.name()));
+            case COUNTERS -> dialect.counterDdl(CounterTable.of(d.name()));
+        };
+    }
+
+    private Map<String, String> probes(String name, QueueKind kind) {
+        Map<String, String> probes = new LinkedHashMap<>();
+        switch (kind) {
+            case RING -> {
+                RingTables t = RingTables.of(name);
+                probes.put(t.entries(), ENTRY_COLUMNS);
+                probes.put(t.heads(), HEAD_COLUMNS);
+            }
+            case WORK -> {
+                WorkTables t = WorkTables.of(name);
+                probes.put(t.jobs(), JOB_COLUMNS);
+                probes.put(t.cursors(), CURSOR_COLUMNS);
+            }
+            case COUNTERS -> probes.put(CounterTable.of(name).table(), COUNTER_COLUMNS);
+        }
+        return probes;
+    }
+
+    /**
+     * Makes sure the queue's tables exist and are rowqueue's, and that the catalog agrees with the definition.
+     */
+    QueueInfo ensure(Definition d) {
+        QueueInfo known = ensured.get(d.name());
+        if (known != null) {
+            check(known, d);
+            return known;
+        }
+        ensureCatalog();
+        List<QueueInfo> catalog = readCatalog();
+        Optional<QueueInfo> existing = catalog.stream().filter(q -> q.name().equals(d.name())).findFirst();
+        existing.ifPresent(q -> check(q, d));
+        if (existing.isEmpty()) {
+            checkCollisions(catalog, d);
+        }
+        List<SQLException> ddlErrors = create ? createAll(ddl(d)) : List.of();
+        probes(d.name(), d.kind()).forEach((table, columns) -> probe(table, columns, ddlErrors));
+        QueueInfo info = existing.orElseGet(() -> register(d));
+        ensured.put(d.name(), info);
+        return info;
+    }
+
+    private static void check(QueueInfo q, Definition d) {
+        boolean same = q.kind() == d.kind()
+                && (d.kind() != QueueKind.RING || (q.capacity() == d.capacity() && q.strategy() == d.strategy()));
+        if (!same) {
+            throw new QueueConflictException("queue '" + d.name() + "' exists as a " + describe(q)
+                    + "; it cannot be opened as a " + d.describe());
+        }
+    }
+
+    private static String describe(QueueInfo q) {
+        return new Definition(q.name(), q.kind(), q.capacity(), q.strategy()).describe();
+    }
+
+    private static void checkCollisions(List<QueueInfo> catalog, Definition d) {
+        Set<String> mine = new HashSet<>(tables(d.name(), d.kind()));
+        for (QueueInfo other : catalog) {
+            for (String table : other.tables()) {
+                if (mine.contains(table)) {
+                    throw new QueueConflictException("queue '" + d.name() + "' needs table " + table
+                            + ", which belongs to " + describe(other) + " '" + other.name() + "'");
+                }
+            }
+        }
+    }
+
+    void ensureCatalog() {
+        if (catalogReady) {
+            return;
+        }
+        synchronized (this) {
+            if (catalogReady) {
+                return;
+            }
+            List<SQLException> ddlErrors = create ? createAll(dialect.catalogDdl()) : List.of();
+            probe(Dialect.CATALOG_TABLE, CATALOG_COLUMNS, ddlErrors);
+            catalogReady = true;
+        }
+    }
+
+    /**
+     * Runs DDL statements one by one. "Already exists" (from a node that got there first) is expected. Other errors
+     * are collected rather than thrown: a dialect cannot always recognise another node's concurrent creation (the
+     * portable dialect knows no vendor codes), so the probes that follow decide whether the schema is usable, and
+     * carry these errors if it is not.
+     */
+    private List<SQLException> createAll(List<String> statements) {
+        List<SQLException> errors = new ArrayList<>();
+        for (String ddl : statements) {
+            SQLException error = executor.run("create schema (" + ddl + ")", SqlOp.statement(c -> {
+                try (Statement s = c.createStatement()) {
+                    s.execute(ddl);
+                    return null;
+                } catch (SQLException e) {
+                    SqlErrorKind kind = dialect.classify(e);
+                    return kind == SqlErrorKind.ALREADY_EXISTS || kind == SqlErrorKind.DUPLICATE_KEY ? null : e;
+                }
+            }));
+            if (error != null) {
+                errors.add(error);
+                log.warn("rowqueue: DDL failed; if another node created the same object at the same moment this is"
+                        + " harmless, otherwise create it yourself ({}): {}", ddl, Errors.describe(error));
+            } else {
+                log.debug("ran or found: {}", ddl);
+            }
+        }
+        return errors;
+    }
+
+    private void probe(String table, String columns, List<SQLException> ddlErrors) {
+        try {
+            probe(table, columns);
+        } catch (SchemaException e) {
+            ddlErrors.forEach(e::addSuppressed);
+            throw e;
+        }
+    }
+
+    private void probe(String table, String columns) {
+        String sql = dialect.probe(table, columns);
+        try {
+            executor.run("check table " + table, SqlOp.read(c -> {
+                try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+                    return rs.next();
+                }
+            }));
+        } catch (SchemaException e) {
+            throw new SchemaException("table " + table + " does not exist" + (create ? ""
+                    : "; schema creation is off: run the DDL from RowQueues.schema() first"), e.getCause());
+        } catch (RuntimeException e) {
+            throw new SchemaException("table " + table + " exists but is not a rowqueue table with columns ("
+                    + columns + "): " + e.getMessage(), e.getCause());
+        }
+    }
+
+    List<QueueInfo> readCatalog() {
+        ensureCatalog();
+        Sql sql = Sql.of("SELECT " + CATALOG_COLUMNS + " FROM " + Dialect.CATALOG_TABLE);
+        List<QueueInfo> queues = executor.run("read the catalog", SqlOp.read(c -> {
+            List<QueueInfo> list = new ArrayList<>();
+            try (PreparedStatement ps = sql.prepare(c); ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    String name = rs.getString("queue_name");
+                    QueueKind kind = QueueKind.valueOf(rs.getString("kind"));
+                    String strategy = rs.getString("strategy");
+                    list.add(new QueueInfo(name, kind, rs.getInt("capacity"),
+                            strategy == null ? null : RingStrategy.valueOf(strategy),
+                            Instant.ofEpochMilli(rs.getLong("created_ms")), tables(name, kind)));
+                }
+            }
+            return list;
+        }));
+        queues.sort(Comparator.comparing(QueueInfo::name));
+        return queues;
+    }
+
+    private QueueInfo register(Definition d) {
+        Sql insert = Sql.of("INSERT INTO " + Dialect.CATALOG_TABLE + " (" + CATALOG_COLUMNS
+                + ") VALUES (:name, :kind, :capacity, :strategy, :version, " + dialect.nowMillis() + ")");
+        boolean inserted = executor.run("register queue " + d.name(), SqlOp.statement(c -> {
+            try (PreparedStatement ps = insert.prepare(c)) {
+                dialect.bind(insert, ps).set("name", d.name()).set("kind", d.kind().name())
+                        .setInt("capacity", d.capacity())
+                        .set("strategy", d.strategy() == null ? null : d.strategy().name())
+                        .setInt("version", SCHEMA_VERSION).done();
+                ps.executeUpdate();
+                return true;
+            } catch (SQLException e) {
+                if (dialect.classify(e) == SqlErrorKind.DUPLICATE_KEY) {
+                    return false;
+                }
+                throw e;
+            }
+        }));
+        QueueInfo info = readCatalog().stream().filter(q -> q.name().equals(d.name())).findFirst()
+                .orElseThrow(() -> new SchemaException("queue " + d.name() + " vanished from the catalog", null));
+        if (!inserted) {
+            check(info, d); // a concurrent node registered it first: it must agree
+        } else {
+            log.info("rowqueue: created {} '{}'", d.describe(), d.name());
+        }
+        return info;
+    }
+
+    boolean drop(String name) {
+        Optional<QueueInfo> info = readCatalog().stream().filter(q -> q.name().equals(name)).findFirst();
+        if (info.isEmpty()) {
+            return false;
+        }
+        for (String table : info.get().tables()) {
+            String ddl = dialect.dropTable(table);
+            executor.run("drop table " + table, SqlOp.statement(c -> {
+                try (Statement s = c.createStatement()) {
+                    s.execute(ddl);
+                } catch (SQLException e) {
+                    if (dialect.classify(e) != SqlErrorKind.UNDEFINED_TABLE) {
+                        throw e;
+                    }
+                }
+                return null;
+            }));
+        }
+        Sql delete = Sql.of("DELETE FROM " + Dialect.CATALOG_TABLE + " WHERE queue_name = :name");
+        executor.run("unregister queue " + name, SqlOp.statement(c -> {
+            try (PreparedStatement ps = delete.prepare(c)) {
+                dialect.bind(delete, ps).set("name", name).done();
+                return ps.executeUpdate();
+            }
+        }));
+        ensured.remove(name);
+        log.info("rowqueue: dropped queue '{}'", name);
+        return true;
+    }
+}

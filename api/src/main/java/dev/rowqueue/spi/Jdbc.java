@@ -1,0 +1,191 @@
+package dev.rowqueue.spi;
+
+import dev.rowqueue.Job;
+import dev.rowqueue.RingEntry;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * Small JDBC helpers for stores: row mapping of rowqueue's tables and the savepoint-guarded insert used to create
+ * missing rows without aborting the surrounding transaction.
+ */
+public final class Jdbc {
+
+    /** The columns {@link #job(ResultSet)} reads, in a select list. */
+    public static final String JOB_COLUMNS = "id, payload, prio, attempts, enqueued_ms, due_ms, last_error, lease_token";
+    /** The columns {@link #entry(ResultSet)} reads, in a select list. */
+    public static final String ENTRY_COLUMNS = "seq, payload, pushed_ms";
+
+    private Jdbc() {
+    }
+
+    /**
+     * Maps a row selected with {@link #JOB_COLUMNS}.
+     *
+     * @param rs a result set on a row
+     * @return the job; a job without lease token has no lease end
+     * @throws SQLException from the driver
+     */
+    public static Job job(ResultSet rs) throws SQLException {
+        long token = rs.getLong("lease_token");
+        boolean leased = !rs.wasNull();
+        return new Job(rs.getLong("id"), text(rs.getString("payload")), rs.getInt("prio"), rs.getInt("attempts"),
+                Instant.ofEpochMilli(rs.getLong("enqueued_ms")),
+                leased ? Instant.ofEpochMilli(rs.getLong("due_ms")) : null, rs.getString("last_error"),
+                leased ? token : 0L);
+    }
+
+    /**
+     * Maps a row selected with {@link #ENTRY_COLUMNS}.
+     *
+     * @param rs a result set on a row
+     * @return the entry
+     * @throws SQLException from the driver
+     */
+    public static RingEntry entry(ResultSet rs) throws SQLException {
+        return new RingEntry(rs.getLong("seq"), text(rs.getString("payload")),
+                Instant.ofEpochMilli(rs.getLong("pushed_ms")));
+    }
+
+    /**
+     * Reads payload text; a {@code null} (Oracle stores '' as NULL) is the empty string.
+     *
+     * @param value a column value
+     * @return the text
+     */
+    public static String text(String value) {
+        return value == null ? "" : value;
+    }
+
+    /**
+     * Reads every job of an executed query.
+     *
+     * @param ps a prepared, bound query selecting {@link #JOB_COLUMNS}
+     * @return the jobs in result order
+     * @throws SQLException from the driver
+     */
+    public static List<Job> jobs(PreparedStatement ps) throws SQLException {
+        List<Job> jobs = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                jobs.add(job(rs));
+            }
+        }
+        return jobs;
+    }
+
+    /**
+     * Reads the first column of the first row as a long.
+     *
+     * @param ps a prepared, bound query
+     * @return the value, or empty if there is no row or it is NULL
+     * @throws SQLException from the driver
+     */
+    public static OptionalLong firstLong(PreparedStatement ps) throws SQLException {
+        try (ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+                return OptionalLong.empty();
+            }
+            long v = rs.getLong(1);
+            return rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(v);
+        }
+    }
+
+    /**
+     * Reads the first column of every row as longs.
+     *
+     * @param ps a prepared, bound query
+     * @return the values in result order
+     * @throws SQLException from the driver
+     */
+    public static List<Long> longs(PreparedStatement ps) throws SQLException {
+        List<Long> values = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                values.add(rs.getLong(1));
+            }
+        }
+        return values;
+    }
+
+    /**
+     * Runs an insert that may lose a creation race, under a savepoint: a unique-key violation rolls back to the
+     * savepoint (the transaction stays usable, even on PostgreSQL) and returns {@code false}; the caller then finds
+     * the row the winner created.
+     *
+     * @param connection a connection with auto-commit off
+     * @param dialect    classifies the violation
+     * @param insert     the insert to run
+     * @return {@code true} if inserted, {@code false} if the row already existed
+     * @throws SQLException any other error
+     */
+    public static boolean insertUnlessExists(Connection connection, Dialect dialect, SqlAction insert)
+            throws SQLException {
+        Savepoint sp = connection.setSavepoint();
+        try {
+            insert.run();
+            releaseQuietly(connection, sp);
+            return true;
+        } catch (SQLException e) {
+            if (dialect.classify(e) != SqlErrorKind.DUPLICATE_KEY) {
+                throw e;
+            }
+            connection.rollback(sp);
+            return false;
+        }
+    }
+
+    private static void releaseQuietly(Connection connection, Savepoint sp) {
+        try {
+            connection.releaseSavepoint(sp);
+        } catch (SQLException | UnsupportedOperationException ignored) {
+            // some drivers do not support releasing; the savepoint ends with the transaction anyway
+        }
+    }
+
+    /**
+     * @param count the number of parameters
+     * @param name  their common prefix
+     * @return {@code :name0, :name1, ...}
+     */
+    public static String parameterList(int count, String name) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < count; i++) {
+            b.append(i == 0 ? ":" : ", :").append(name).append(i);
+        }
+        return b.toString();
+    }
+
+    /**
+     * Binds {@code :name0 ... :nameN} of a {@link #parameterList} to ids.
+     *
+     * @param binder the binder
+     * @param name   the prefix
+     * @param ids    the values
+     * @return the binder
+     * @throws SQLException from the driver
+     */
+    public static Sql.Binder bindList(Sql.Binder binder, String name, List<Long> ids) throws SQLException {
+        for (int i = 0; i < ids.size(); i++) {
+            binder.set(name + i, ids.get(i));
+        }
+        return binder;
+    }
+
+    /** A piece of JDBC work without a result. */
+    @FunctionalInterface
+    public interface SqlAction {
+        /**
+         * @throws SQLException from the driver
+         */
+        void run() throws SQLException;
+    }
+}

@@ -1,0 +1,28 @@
+package dev.rowqueue.spi;
+
+/**
+ * How the core reacts to an {@link java.sql.SQLException}, as classified by {@link Dialect#classify}.
+ */
+public enum SqlErrorKind {
+    /** Deadlock or serialization failure; the database rolled the transaction back. Retry it. */
+    ROLLED_BACK,
+    /** A lock wait timed out; only the statement may have been undone. Roll back, then retry. */
+    LOCK_TIMEOUT,
+    /** The connection could not be used; the transaction is gone. Retry on a new connection (before commit). */
+    CONNECTION,
+    /** A unique key was violated; retried only where the key came from a read (a lost creation race). */
+    DUPLICATE_KEY,
+    /** DDL found the object already there. */
+    ALREADY_EXISTS,
+    /** A table or view does not exist. */
+    UNDEFINED_TABLE,
+    /** A numeric value left its type's range. */
+    NUMERIC_OVERFLOW,
+    /** Anything else: not retried. */
+    OTHER;
+
+    /** @return whether the core may retry an operation that failed with this kind in its own transaction */
+    public boolean transientFailure() {
+        return this == ROLLED_BACK || this == LOCK_TIMEOUT || this == CONNECTION;
+    }
+}

@@ -1,0 +1,260 @@
+package dev.rowqueue.spi;
+
+import dev.rowqueue.RingEntry;
+import dev.rowqueue.SequenceExhaustedException;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * The portable {@link dev.rowqueue.RingStrategy#SAFE SAFE} ring: in one READ COMMITTED transaction, bump the group's
+ * head row with a plain {@code UPDATE} (which takes the row lock that serializes the group's producers), read the
+ * new last sequence number, then write each slot {@code seq mod capacity} with {@code UPDATE}, or {@code INSERT}
+ * the first time the slot is used. A missing head row is inserted under a savepoint; losing that race to another
+ * producer just means updating the row it created. This is seed 003's "fourth method", made safe by the head row.
+ *
+ * <p>Dialects override {@link #bumpHead} and {@link #writeSlots} (or {@link #push} entirely) with fewer round
+ * trips.
+ */
+public class StandardRingStore implements RingStore {
+
+    /** The dialect, for statements pieces and error classification. */
+    protected final Dialect dialect;
+    /** The ring's tables. */
+    protected final RingTables t;
+    /** The ring's capacity. */
+    protected final int capacity;
+
+    private final Sql headUpdate;
+    private final Sql headSelect;
+    private final Sql headInsert;
+    private final Sql slotUpdate;
+    private final Sql slotInsert;
+    private final Sql newest;
+    private final Sql newestLimited;
+    private final Sql oldest;
+    private final Sql oldestLimited;
+    private final Sql count;
+    private final Sql lockHead;
+    private final Sql deleteGroup;
+    private final Sql distinctGroups;
+
+    /**
+     * @param dialect  the dialect
+     * @param tables   the ring's tables
+     * @param capacity its capacity
+     */
+    public StandardRingStore(Dialect dialect, RingTables tables, int capacity) {
+        this.dialect = dialect;
+        this.t = tables;
+        this.capacity = capacity;
+        String now = dialect.nowMillis();
+        headUpdate = Sql.of("UPDATE " + t.heads() + " SET last_seq = last_seq + :n WHERE grp = :grp AND last_seq <= :max");
+        headSelect = Sql.of("SELECT last_seq FROM " + t.heads() + " WHERE grp = :grp");
+        headInsert = Sql.of("INSERT INTO " + t.heads() + " (grp, last_seq) VALUES (:grp, :n)");
+        slotUpdate = Sql.of("UPDATE " + t.entries() + " SET seq = :seq, payload = :payload, pushed_ms = " + now
+                + " WHERE grp = :grp AND slot = :slot");
+        slotInsert = Sql.of("INSERT INTO " + t.entries()
+                + " (grp, slot, seq, payload, pushed_ms) VALUES (:grp, :slot, :seq, :payload, " + now + ")");
+        String select = "SELECT " + Jdbc.ENTRY_COLUMNS + " FROM " + t.entries() + " WHERE grp = :grp ORDER BY seq ";
+        newest = Sql.of(select + "DESC");
+        newestLimited = Sql.of(select + "DESC" + dialect.limit("limit"));
+        oldest = Sql.of(select + "ASC");
+        oldestLimited = Sql.of(select + "ASC" + dialect.limit("limit"));
+        count = Sql.of("SELECT COUNT(*) FROM " + t.entries() + " WHERE grp = :grp");
+        lockHead = Sql.of("UPDATE " + t.heads() + " SET last_seq = last_seq WHERE grp = :grp");
+        deleteGroup = Sql.of("DELETE FROM " + t.entries() + " WHERE grp = :grp");
+        distinctGroups = Sql.of("SELECT DISTINCT grp FROM " + t.entries());
+    }
+
+    @Override
+    public SqlOp<long[]> push(String group, List<String> payloads) {
+        return SqlOp.transaction(c -> {
+            int n = payloads.size();
+            long last = bumpHead(c, group, n);
+            long first = last - n + 1;
+            writeSlots(c, group, first, payloads);
+            return sequence(first, n);
+        });
+    }
+
+    /**
+     * @param first the first number
+     * @param n     how many
+     * @return {@code first, first+1, ...}
+     */
+    protected static long[] sequence(long first, int n) {
+        long[] seqs = new long[n];
+        for (int i = 0; i < n; i++) {
+            seqs[i] = first + i;
+        }
+        return seqs;
+    }
+
+    /**
+     * The slot of a sequence number.
+     *
+     * @param seq a sequence number
+     * @return {@code seq mod capacity}
+     */
+    protected int slot(long seq) {
+        return (int) Math.floorMod(seq, (long) capacity);
+    }
+
+    /**
+     * Which payloads of a push survive it: a push of more than {@code capacity} payloads only writes its last
+     * {@code capacity}.
+     *
+     * @param n the push size
+     * @return the index of the first payload to write
+     */
+    protected int firstWritten(int n) {
+        return Math.max(0, n - capacity);
+    }
+
+    /**
+     * Adds {@code n} to the group's last sequence number, creating the head row if missing, and locks it until the
+     * transaction ends.
+     *
+     * @param c     a connection in a transaction
+     * @param group the group
+     * @param n     how many numbers to take
+     * @return the new last sequence number
+     * @throws SQLException from the driver
+     * @throws SequenceExhaustedException if the numbers would pass {@link Long#MAX_VALUE}
+     */
+    protected long bumpHead(Connection c, String group, int n) throws SQLException {
+        for (int attempt = 0; attempt < 5; attempt++) {
+            int updated;
+            try (PreparedStatement ps = headUpdate.prepare(c)) {
+                dialect.bind(headUpdate, ps).set("n", n).set("grp", group).set("max", Long.MAX_VALUE - n).done();
+                updated = ps.executeUpdate();
+            }
+            OptionalLong last;
+            try (PreparedStatement ps = headSelect.prepare(c)) {
+                dialect.bind(headSelect, ps).set("grp", group).done();
+                last = Jdbc.firstLong(ps);
+            }
+            if (updated == 1) {
+                return last.orElseThrow();
+            }
+            if (last.isPresent()) {
+                if (last.getAsLong() > Long.MAX_VALUE - n) {
+                    throw exhausted(group, last.getAsLong(), n);
+                }
+                continue; // another producer created the row after our UPDATE looked: update it now
+            }
+            boolean created = Jdbc.insertUnlessExists(c, dialect, () -> {
+                try (PreparedStatement ps = headInsert.prepare(c)) {
+                    dialect.bind(headInsert, ps).set("grp", group).set("n", n).done();
+                    ps.executeUpdate();
+                }
+            });
+            if (created) {
+                return n;
+            }
+        }
+        throw new IllegalStateException("head row of group '" + group + "' in " + t.heads()
+                + " neither updatable nor insertable");
+    }
+
+    /**
+     * @param group the group
+     * @param last  its last sequence number
+     * @param n     the numbers asked for
+     * @return the exception to throw
+     */
+    protected SequenceExhaustedException exhausted(String group, long last, int n) {
+        return new SequenceExhaustedException("ring " + t.queue() + ", group '" + group + "': sequence number " + last
+                + " + " + n + " would pass " + Long.MAX_VALUE + "; nothing was written");
+    }
+
+    /**
+     * Writes payloads into their slots. Called with the group's head row locked, so no other producer writes the
+     * group's slots concurrently.
+     *
+     * @param c        a connection in a transaction
+     * @param group    the group
+     * @param firstSeq the sequence number of {@code payloads.get(0)}
+     * @param payloads the payloads in order
+     * @throws SQLException from the driver
+     */
+    protected void writeSlots(Connection c, String group, long firstSeq, List<String> payloads) throws SQLException {
+        try (PreparedStatement up = slotUpdate.prepare(c); PreparedStatement in = slotInsert.prepare(c)) {
+            for (int i = firstWritten(payloads.size()); i < payloads.size(); i++) {
+                long seq = firstSeq + i;
+                dialect.bind(slotUpdate, up).set("seq", seq).set("payload", payloads.get(i)).set("grp", group)
+                        .setInt("slot", slot(seq)).done();
+                if (up.executeUpdate() == 0) {
+                    dialect.bind(slotInsert, in).set("grp", group).setInt("slot", slot(seq)).set("seq", seq)
+                            .set("payload", payloads.get(i)).done();
+                    in.executeUpdate();
+                }
+            }
+        }
+    }
+
+    @Override
+    public SqlOp<List<RingEntry>> read(String group, boolean newestFirst, int limit) {
+        Sql sql = limit > 0 ? (newestFirst ? newestLimited : oldestLimited) : (newestFirst ? newest : oldest);
+        return SqlOp.read(c -> {
+            try (PreparedStatement ps = sql.prepare(c)) {
+                Sql.Binder b = dialect.bind(sql, ps).set("grp", group);
+                if (limit > 0) {
+                    b.setInt("limit", limit);
+                }
+                b.done();
+                List<RingEntry> entries = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        entries.add(Jdbc.entry(rs));
+                    }
+                }
+                return entries;
+            }
+        });
+    }
+
+    @Override
+    public SqlOp<Integer> size(String group) {
+        return SqlOp.read(c -> {
+            try (PreparedStatement ps = count.prepare(c)) {
+                dialect.bind(count, ps).set("grp", group).done();
+                return (int) Jdbc.firstLong(ps).orElse(0);
+            }
+        });
+    }
+
+    @Override
+    public SqlOp<Void> clear(String group) {
+        return SqlOp.transaction(c -> {
+            try (PreparedStatement ps = lockHead.prepare(c)) {
+                dialect.bind(lockHead, ps).set("grp", group).done();
+                ps.executeUpdate();
+            }
+            try (PreparedStatement ps = deleteGroup.prepare(c)) {
+                dialect.bind(deleteGroup, ps).set("grp", group).done();
+                ps.executeUpdate();
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public SqlOp<List<String>> groups() {
+        return SqlOp.read(c -> {
+            List<String> groups = new ArrayList<>();
+            try (PreparedStatement ps = distinctGroups.prepare(c); ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    groups.add(rs.getString(1));
+                }
+            }
+            return groups;
+        });
+    }
+}

@@ -1,0 +1,359 @@
+package dev.rowqueue.spi;
+
+import dev.rowqueue.Job;
+import dev.rowqueue.QueueStats;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+
+/**
+ * The portable work queue. A claim selects candidate ids in claim order, then leases them with a conditional
+ * {@code UPDATE} that repeats the claimability test ({@code state = LIVE AND due_ms <= now}). Databases re-evaluate
+ * an UPDATE's condition on the latest committed row after waiting for a row lock, so when two consumers race for a
+ * row, the loser's update matches nothing and the job is never leased twice. Where the dialect has
+ * {@link Dialect#skipLocked()}, candidates are locked as they are selected and racers skip them.
+ *
+ * <p>Dialects override {@link #leaseAndRead} (one statement with RETURNING) or {@link #claim} entirely.
+ */
+public class StandardWorkStore implements WorkStore {
+
+    /** How many times a claim retries after losing every candidate to other consumers. */
+    protected static final int CLAIM_ROUNDS = 3;
+
+    /** The dialect. */
+    protected final Dialect dialect;
+    /** The queue's tables. */
+    protected final WorkTables t;
+    /** The dialect's current-time expression. */
+    protected final String now;
+
+    private final Sql insert;
+    private final Sql candidates;
+    private final Sql candidatesAfter;
+    private final Sql candidatesUpTo;
+    private final Sql cursorLock;
+    private final Sql cursorSelect;
+    private final Sql cursorInsert;
+    private final Sql cursorMove;
+    private final Sql ack;
+    private final Sql nack;
+    private final Sql release;
+    private final Sql extend;
+    private final Sql bury;
+    private final Sql dead;
+    private final Sql reviveOne;
+    private final Sql reviveAll;
+    private final Sql purge;
+    private final Sql stats;
+
+    /**
+     * @param dialect the dialect
+     * @param tables  the queue's tables
+     */
+    public StandardWorkStore(Dialect dialect, WorkTables tables) {
+        this.dialect = dialect;
+        this.t = tables;
+        this.now = dialect.nowMillis();
+        String live = "state = " + WorkTables.LIVE;
+        String dead = "state = " + WorkTables.DEAD;
+        insert = Sql.of("INSERT INTO " + t.jobs() + " (payload, prio, state, due_ms, attempts, enqueued_ms) VALUES (:payload, :prio, "
+                + WorkTables.LIVE + ", " + now + " + :delay, 0, " + now + ")");
+        String claimable = "SELECT id FROM " + t.jobs() + " WHERE " + live + " AND due_ms <= " + now;
+        candidates = Sql.of(claimable + " ORDER BY prio DESC, due_ms, id" + dialect.limit("n") + dialect.skipLocked());
+        candidatesAfter = Sql.of(claimable + " AND id > :last ORDER BY id" + dialect.limit("n") + dialect.skipLocked());
+        candidatesUpTo = Sql.of(claimable + " AND id <= :last ORDER BY id" + dialect.limit("n") + dialect.skipLocked());
+        cursorLock = Sql.of("UPDATE " + t.cursors() + " SET last_id = last_id WHERE cursor_name = :cursor");
+        cursorSelect = Sql.of("SELECT last_id FROM " + t.cursors() + " WHERE cursor_name = :cursor");
+        cursorInsert = Sql.of("INSERT INTO " + t.cursors() + " (cursor_name, last_id) VALUES (:cursor, 0)");
+        cursorMove = Sql.of("UPDATE " + t.cursors() + " SET last_id = :last WHERE cursor_name = :cursor");
+        String mine = " WHERE id = :id AND lease_token = :token AND " + live;
+        ack = Sql.of("DELETE FROM " + t.jobs() + mine);
+        // State is assigned before attempts: MySQL evaluates single-table SET clauses left to right.
+        nack = Sql.of("UPDATE " + t.jobs() + " SET state = CASE WHEN attempts + 1 >= :max THEN " + WorkTables.DEAD
+                + " ELSE " + WorkTables.LIVE + " END, attempts = attempts + 1, due_ms = " + now
+                + " + :delay, last_error = :error, lease_token = NULL" + mine);
+        release = Sql.of("UPDATE " + t.jobs() + " SET due_ms = " + now + ", lease_token = NULL" + mine);
+        extend = Sql.of("UPDATE " + t.jobs() + " SET due_ms = " + now + " + :lease" + mine);
+        bury = Sql.of("UPDATE " + t.jobs() + " SET state = " + WorkTables.DEAD + ", last_error = :error, lease_token = NULL"
+                + mine);
+        this.dead = Sql.of("SELECT " + Jdbc.JOB_COLUMNS + " FROM " + t.jobs() + " WHERE " + dead + " ORDER BY id"
+                + dialect.limit("n"));
+        String revive = "UPDATE " + t.jobs() + " SET state = " + WorkTables.LIVE + ", attempts = 0, due_ms = " + now
+                + ", lease_token = NULL WHERE " + dead;
+        reviveOne = Sql.of(revive + " AND id = :id");
+        reviveAll = Sql.of(revive);
+        purge = Sql.of("DELETE FROM " + t.jobs() + " WHERE " + dead);
+        stats = Sql.of("SELECT"
+                + " SUM(CASE WHEN " + live + " AND due_ms <= " + now + " THEN 1 ELSE 0 END),"
+                + " SUM(CASE WHEN " + live + " AND due_ms > " + now + " AND lease_token IS NULL THEN 1 ELSE 0 END),"
+                + " SUM(CASE WHEN " + live + " AND due_ms > " + now + " AND lease_token IS NOT NULL THEN 1 ELSE 0 END),"
+                + " SUM(CASE WHEN " + dead + " THEN 1 ELSE 0 END) FROM " + t.jobs());
+    }
+
+    @Override
+    public SqlOp<long[]> enqueue(List<String> payloads, int priority, long delayMs) {
+        return SqlOp.transaction(c -> {
+            long[] ids = new long[payloads.size()];
+            try (PreparedStatement ps = insert.prepare(c, dialect.generatedKeyColumn())) {
+                for (int i = 0; i < ids.length; i++) {
+                    dialect.bind(insert, ps).set("payload", payloads.get(i)).setInt("prio", priority)
+                            .set("delay", delayMs).done();
+                    ps.executeUpdate();
+                    try (ResultSet keys = ps.getGeneratedKeys()) {
+                        if (!keys.next()) {
+                            throw new SQLException("the driver returned no generated id for " + t.jobs());
+                        }
+                        ids[i] = keys.getLong(1);
+                    }
+                }
+            }
+            return ids;
+        });
+    }
+
+    @Override
+    public SqlOp<List<Job>> claim(int max, long leaseMs, long token) {
+        return SqlOp.transaction(c -> {
+            List<Job> claimed = new ArrayList<>();
+            for (int round = 0; round < CLAIM_ROUNDS && claimed.size() < max; round++) {
+                List<Long> ids = select(c, candidates, max - claimed.size(), -1);
+                if (ids.isEmpty()) {
+                    break;
+                }
+                List<Job> leased = leaseAndRead(c, ids, leaseMs, token);
+                claimed.addAll(leased);
+                if (leased.size() == ids.size()) {
+                    break; // got every candidate: no race lost, nothing more to gain from another round
+                }
+            }
+            return claimed;
+        });
+    }
+
+    @Override
+    public SqlOp<List<Job>> rotate(String cursor, int max, long leaseMs, long token) {
+        return SqlOp.transaction(c -> {
+            long last = lockCursor(c, cursor);
+            List<Long> ids = select(c, candidatesAfter, max, last);
+            if (ids.size() < max) {
+                ids = new ArrayList<>(ids);
+                ids.addAll(select(c, candidatesUpTo, max - ids.size(), last));
+            }
+            if (ids.isEmpty()) {
+                return List.of();
+            }
+            List<Job> leased = leaseAndRead(c, ids, leaseMs, token);
+            if (!leased.isEmpty()) {
+                try (PreparedStatement ps = cursorMove.prepare(c)) {
+                    dialect.bind(cursorMove, ps).set("last", leased.get(leased.size() - 1).id()).set("cursor", cursor)
+                            .done();
+                    ps.executeUpdate();
+                }
+            }
+            return leased;
+        });
+    }
+
+    /**
+     * Locks a rotation cursor's row for the transaction, creating it at position 0 if missing.
+     *
+     * @param c      a connection in a transaction
+     * @param cursor the cursor name
+     * @return its position
+     * @throws SQLException from the driver
+     */
+    protected long lockCursor(Connection c, String cursor) throws SQLException {
+        for (int attempt = 0; attempt < 3; attempt++) {
+            int locked;
+            try (PreparedStatement ps = cursorLock.prepare(c)) {
+                dialect.bind(cursorLock, ps).set("cursor", cursor).done();
+                locked = ps.executeUpdate();
+            }
+            if (locked == 1) {
+                try (PreparedStatement ps = cursorSelect.prepare(c)) {
+                    dialect.bind(cursorSelect, ps).set("cursor", cursor).done();
+                    return Jdbc.firstLong(ps).orElseThrow();
+                }
+            }
+            Jdbc.insertUnlessExists(c, dialect, () -> {
+                try (PreparedStatement ps = cursorInsert.prepare(c)) {
+                    dialect.bind(cursorInsert, ps).set("cursor", cursor).done();
+                    ps.executeUpdate();
+                }
+            });
+        }
+        throw new IllegalStateException("rotation cursor '" + cursor + "' of " + t.cursors() + " cannot be created");
+    }
+
+    /**
+     * Runs a candidate query.
+     *
+     * @param c     a connection
+     * @param sql   one of the candidate queries
+     * @param n     the row limit
+     * @param last  the cursor position, for rotation queries
+     * @return candidate ids in query order
+     * @throws SQLException from the driver
+     */
+    protected List<Long> select(Connection c, Sql sql, int n, long last) throws SQLException {
+        try (PreparedStatement ps = sql.prepare(c)) {
+            Sql.Binder b = dialect.bind(sql, ps).setInt("n", n);
+            if (sql.has("last")) {
+                b.set("last", last);
+            }
+            b.done();
+            return Jdbc.longs(ps);
+        }
+    }
+
+    /**
+     * Leases those of {@code ids} that are still claimable and reads them back.
+     *
+     * @param c       a connection in a transaction
+     * @param ids     candidate ids in the order the caller wants the jobs
+     * @param leaseMs the lease length
+     * @param token   the lease token
+     * @return the leased jobs, in the order of {@code ids}
+     * @throws SQLException from the driver
+     */
+    protected List<Job> leaseAndRead(Connection c, List<Long> ids, long leaseMs, long token) throws SQLException {
+        String in = Jdbc.parameterList(ids.size(), "id");
+        Sql lease = Sql.of("UPDATE " + t.jobs() + " SET attempts = attempts + CASE WHEN lease_token IS NULL THEN 0 ELSE 1 END,"
+                + " lease_token = :token, due_ms = " + now + " + :lease WHERE id IN (" + in + ") AND state = "
+                + WorkTables.LIVE + " AND due_ms <= " + now);
+        int leased;
+        try (PreparedStatement ps = lease.prepare(c)) {
+            Jdbc.bindList(dialect.bind(lease, ps).set("token", token).set("lease", leaseMs), "id", ids).done();
+            leased = ps.executeUpdate();
+        }
+        if (leased == 0) {
+            return List.of();
+        }
+        Sql read = Sql.of("SELECT " + Jdbc.JOB_COLUMNS + " FROM " + t.jobs() + " WHERE id IN (" + in
+                + ") AND lease_token = :token");
+        try (PreparedStatement ps = read.prepare(c)) {
+            Jdbc.bindList(dialect.bind(read, ps).set("token", token), "id", ids).done();
+            return inOrder(Jdbc.jobs(ps), ids);
+        }
+    }
+
+    /**
+     * @param jobs jobs in any order
+     * @param ids  the wanted order
+     * @return the jobs sorted by their position in {@code ids}
+     */
+    protected static List<Job> inOrder(List<Job> jobs, List<Long> ids) {
+        Map<Long, Integer> position = new HashMap<>();
+        for (int i = 0; i < ids.size(); i++) {
+            position.put(ids.get(i), i);
+        }
+        List<Job> sorted = new ArrayList<>(jobs);
+        sorted.sort(Comparator.comparingInt(j -> position.getOrDefault(j.id(), Integer.MAX_VALUE)));
+        return sorted;
+    }
+
+    private SqlOp<Boolean> byToken(Sql sql, long id, long token, Binding extra) {
+        return SqlOp.statement(c -> {
+            try (PreparedStatement ps = sql.prepare(c)) {
+                Sql.Binder b = dialect.bind(sql, ps).set("id", id).set("token", token);
+                extra.bind(b);
+                b.done();
+                return ps.executeUpdate() == 1;
+            }
+        });
+    }
+
+    private interface Binding {
+        void bind(Sql.Binder b) throws SQLException;
+    }
+
+    @Override
+    public SqlOp<Boolean> ack(long id, long token) {
+        return byToken(ack, id, token, b -> { });
+    }
+
+    @Override
+    public SqlOp<Boolean> nack(long id, long token, long delayMs, int maxAttempts, String error) {
+        return byToken(nack, id, token, b -> b.setInt("max", maxAttempts).set("delay", delayMs).set("error", error));
+    }
+
+    @Override
+    public SqlOp<Boolean> release(long id, long token) {
+        return byToken(release, id, token, b -> { });
+    }
+
+    @Override
+    public SqlOp<Boolean> extend(long id, long token, long leaseMs) {
+        return byToken(extend, id, token, b -> b.set("lease", leaseMs));
+    }
+
+    @Override
+    public SqlOp<Integer> bury(long[] ids, long token, String error) {
+        return SqlOp.transaction(c -> {
+            int buried = 0;
+            try (PreparedStatement ps = bury.prepare(c)) {
+                for (long id : ids) {
+                    dialect.bind(bury, ps).set("id", id).set("token", token).set("error", error).done();
+                    buried += ps.executeUpdate();
+                }
+            }
+            return buried;
+        });
+    }
+
+    @Override
+    public SqlOp<List<Job>> dead(int limit) {
+        return SqlOp.read(c -> {
+            try (PreparedStatement ps = dead.prepare(c)) {
+                dialect.bind(dead, ps).setInt("n", limit).done();
+                return Jdbc.jobs(ps);
+            }
+        });
+    }
+
+    @Override
+    public SqlOp<Integer> revive(OptionalLong id) {
+        Sql sql = id.isPresent() ? reviveOne : reviveAll;
+        return SqlOp.statement(c -> {
+            try (PreparedStatement ps = sql.prepare(c)) {
+                Sql.Binder b = dialect.bind(sql, ps);
+                if (id.isPresent()) {
+                    b.set("id", id.getAsLong());
+                }
+                b.done();
+                return ps.executeUpdate();
+            }
+        });
+    }
+
+    @Override
+    public SqlOp<Integer> purgeDead() {
+        return SqlOp.statement(c -> {
+            try (PreparedStatement ps = purge.prepare(c)) {
+                dialect.bind(purge, ps).done();
+                return ps.executeUpdate();
+            }
+        });
+    }
+
+    @Override
+    public SqlOp<QueueStats> stats() {
+        return SqlOp.read(c -> {
+            try (PreparedStatement ps = stats.prepare(c)) {
+                dialect.bind(stats, ps).done();
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return new QueueStats(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4));
+                }
+            }
+        });
+    }
+}

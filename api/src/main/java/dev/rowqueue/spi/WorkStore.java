@@ -1,0 +1,108 @@
+package dev.rowqueue.spi;
+
+import dev.rowqueue.Job;
+import dev.rowqueue.QueueStats;
+
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * A work queue's database work, made by {@link Dialect#workStore}. Arguments are already validated. Times are
+ * milliseconds; tokens are non-zero random values chosen by the core, one per claim.
+ */
+public interface WorkStore {
+    /**
+     * @param payloads at least one
+     * @param priority higher first
+     * @param delayMs  zero or more
+     * @return the new ids, ascending, in payload order
+     */
+    SqlOp<long[]> enqueue(List<String> payloads, int priority, long delayMs);
+
+    /**
+     * Leases up to {@code max} claimable jobs (live, due) by priority descending, due time, id. A job whose previous
+     * lease ended without ack (it still has a token) gets its {@code attempts} raised by one. Must never lease a job
+     * to two callers.
+     *
+     * @param max     at least 1
+     * @param leaseMs the lease length
+     * @param token   the lease token to set
+     * @return the leased jobs, in claim order, as they are after the lease
+     */
+    SqlOp<List<Job>> claim(int max, long leaseMs, long token);
+
+    /**
+     * Leases up to {@code max} claimable jobs in id order after the cursor's position, wrapping around once, and
+     * moves the cursor to the last one leased (creating it at position 0 if missing).
+     *
+     * @param cursor  the cursor name
+     * @param max     at least 1
+     * @param leaseMs the lease length
+     * @param token   the lease token to set
+     * @return the leased jobs in rotation order
+     */
+    SqlOp<List<Job>> rotate(String cursor, int max, long leaseMs, long token);
+
+    /**
+     * @param id    the job
+     * @param token its lease token
+     * @return whether a live job with this id and token was deleted
+     */
+    SqlOp<Boolean> ack(long id, long token);
+
+    /**
+     * Raises attempts by one, clears the lease, and makes the job due after {@code delayMs}, or dead if attempts
+     * reach {@code maxAttempts}.
+     *
+     * @param id          the job
+     * @param token       its lease token
+     * @param delayMs     zero or more
+     * @param maxAttempts the attempt count that makes it dead
+     * @param error       error text or {@code null}
+     * @return whether a live job with this id and token was changed
+     */
+    SqlOp<Boolean> nack(long id, long token, long delayMs, int maxAttempts, String error);
+
+    /**
+     * @param id    the job
+     * @param token its lease token
+     * @return whether the job was made due now without a lease (attempts unchanged)
+     */
+    SqlOp<Boolean> release(long id, long token);
+
+    /**
+     * @param id      the job
+     * @param token   its lease token
+     * @param leaseMs the new lease length from now
+     * @return whether the lease was extended
+     */
+    SqlOp<Boolean> extend(long id, long token, long leaseMs);
+
+    /**
+     * Makes leased jobs dead (used when a claim finds a job that exhausted its attempts through expired leases).
+     *
+     * @param ids   the jobs
+     * @param token their lease token
+     * @param error the text to keep
+     * @return how many were made dead
+     */
+    SqlOp<Integer> bury(long[] ids, long token, String error);
+
+    /**
+     * @param limit at least 1
+     * @return dead jobs by id
+     */
+    SqlOp<List<Job>> dead(int limit);
+
+    /**
+     * @param id one dead job, or empty for all
+     * @return how many became live and due now, with attempts reset
+     */
+    SqlOp<Integer> revive(OptionalLong id);
+
+    /** @return how many dead jobs were deleted */
+    SqlOp<Integer> purgeDead();
+
+    /** @return counts by state */
+    SqlOp<QueueStats> stats();
+}

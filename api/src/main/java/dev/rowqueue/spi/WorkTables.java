@@ -1,0 +1,38 @@
+package dev.rowqueue.spi;
+
+import java.util.List;
+
+/**
+ * The tables of a work queue. Column names are the same on every database:
+ * <ul>
+ *   <li>{@code jobs}: {@code id, payload, prio, state, due_ms, attempts, lease_token, enqueued_ms, last_error};
+ *       {@code state} is {@link #LIVE} or {@link #DEAD}; a live job with {@code due_ms} in the past is claimable;
+ *       a leased job has a {@code lease_token} and {@code due_ms} is when its lease ends;</li>
+ *   <li>{@code cursors}: {@code cursor_name, last_id}, the positions of {@code rotate} cursors.</li>
+ * </ul>
+ *
+ * @param queue      the queue name
+ * @param jobs       the jobs table (named like the queue)
+ * @param cursors    the rotation cursor table
+ * @param claimIndex the index on {@code (state, prio DESC, due_ms, id)} claims walk
+ */
+public record WorkTables(String queue, String jobs, String cursors, String claimIndex) {
+
+    /** {@code state} of a job that can be claimed, is leased or waits for its due time. */
+    public static final int LIVE = 0;
+    /** {@code state} of a job that exhausted its attempts. */
+    public static final int DEAD = 1;
+
+    /**
+     * @param queue a validated queue name
+     * @return its table names
+     */
+    public static WorkTables of(String queue) {
+        return new WorkTables(queue, queue, queue + "_rot", queue + "_due");
+    }
+
+    /** @return the tables, in creation order */
+    public List<String> tables() {
+        return List.of(jobs, cursors);
+    }
+}

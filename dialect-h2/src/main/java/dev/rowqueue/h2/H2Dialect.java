@@ -1,0 +1,123 @@
+package dev.rowqueue.h2;
+
+import dev.rowqueue.Capability;
+import dev.rowqueue.RingOptions;
+import dev.rowqueue.RingStrategy;
+import dev.rowqueue.spi.CounterStore;
+import dev.rowqueue.spi.CounterTable;
+import dev.rowqueue.spi.DatabaseProduct;
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.RingStore;
+import dev.rowqueue.spi.RingTables;
+import dev.rowqueue.spi.SqlErrorKind;
+import dev.rowqueue.spi.WorkStore;
+import dev.rowqueue.spi.WorkTables;
+
+import java.sql.SQLException;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * H2 2.x: {@code FOR UPDATE SKIP LOCKED}, data change delta tables ({@code SELECT ... FROM FINAL TABLE (UPDATE |
+ * MERGE ...)}) so a statement returns the rows it wrote, {@code MERGE} (the seeds' Oracle/DB2 "method three", as the
+ * single-writer ring strategy), {@code IF NOT EXISTS} DDL, and time from the database's clock.
+ */
+public class H2Dialect extends Dialect {
+
+    /** The dialect's name. */
+    public static final String NAME = "h2";
+    /** Payload column length: H2 holds up to a million characters in {@code CHARACTER VARYING} comfortably. */
+    static final int MAX_PAYLOAD = 1_000_000;
+
+    /**
+     * @param product an H2 2.x database
+     */
+    public H2Dialect(DatabaseProduct product) {
+        super(product);
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return Collections.unmodifiableSet(EnumSet.of(Capability.SKIP_LOCKED, Capability.RETURNING,
+                Capability.UPSERT, Capability.DATABASE_CLOCK, Capability.SINGLE_WRITER_RING));
+    }
+
+    @Override
+    public int maxPayloadLength() {
+        return MAX_PAYLOAD;
+    }
+
+    @Override
+    protected String payloadType() {
+        return "CHARACTER VARYING(" + MAX_PAYLOAD + ")";
+    }
+
+    /** Epoch milliseconds of {@code CURRENT_TIMESTAMP} (which H2 keeps fixed within a statement). */
+    @Override
+    public String nowMillis() {
+        return "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT)";
+    }
+
+    @Override
+    protected boolean supportsIfNotExists() {
+        return true;
+    }
+
+    @Override
+    public String dropTable(String table) {
+        return "DROP TABLE IF EXISTS " + table;
+    }
+
+    @Override
+    public String skipLocked() {
+        return " FOR UPDATE SKIP LOCKED";
+    }
+
+    @Override
+    public RingStore ringStore(RingTables tables, RingOptions options) {
+        return options.strategy() == RingStrategy.SINGLE_WRITER
+                ? new H2SingleWriterRingStore(this, tables, options.capacity())
+                : new H2RingStore(this, tables, options.capacity());
+    }
+
+    @Override
+    public WorkStore workStore(WorkTables tables) {
+        return new H2WorkStore(this, tables);
+    }
+
+    @Override
+    public CounterStore counterStore(CounterTable table) {
+        return new H2CounterStore(this, table);
+    }
+
+    /** H2's vendor codes: 90131 concurrent update, 50200 lock timeout, 90067/90098/90121 connection gone. */
+    @Override
+    protected SqlErrorKind classifyOne(SQLException e) {
+        switch (e.getErrorCode()) {
+            case 90131: // CONCURRENT_UPDATE_1: MVStore row changed by a concurrent transaction
+            case 40001: // DEADLOCK_1
+                return SqlErrorKind.ROLLED_BACK;
+            case 50200: // LOCK_TIMEOUT_1
+                return SqlErrorKind.LOCK_TIMEOUT;
+            case 42101: // TABLE_OR_VIEW_ALREADY_EXISTS_1
+            case 42111: // INDEX_ALREADY_EXISTS_1
+                return SqlErrorKind.ALREADY_EXISTS;
+            case 42102: // TABLE_OR_VIEW_NOT_FOUND_1
+            case 42103: // TABLE_OR_VIEW_NOT_FOUND_WITH_CANDIDATES_2
+            case 42104: // TABLE_OR_VIEW_NOT_FOUND_DATABASE_EMPTY_1
+                return SqlErrorKind.UNDEFINED_TABLE;
+            case 90067: // CONNECTION_BROKEN_1
+            case 90098: // DATABASE_IS_CLOSED
+            case 90121: // DATABASE_CALLED_AT_SHUTDOWN
+                return SqlErrorKind.CONNECTION;
+            default:
+                return super.classifyOne(e);
+        }
+    }
+}

@@ -1,0 +1,170 @@
+package dev.rowqueue.tck;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.DisplayNameGeneration;
+import org.junit.jupiter.api.DisplayNameGenerator;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The whole compatibility kit for one database. A dialect module (or a vendor) runs it with one short subclass:
+ *
+ * <pre>{@code
+ * class H2InMemoryTckTest extends RowQueueTck {
+ *     @Override protected TckTarget target() { return H2Targets.inMemory(); }
+ * }
+ * }</pre>
+ *
+ * <p>The target is opened once for the class and closed after it. Every contract is a nested class; required
+ * contracts never skip, optional ones skip only through a capability the dialect does not declare. Every run writes
+ * a compatibility report under {@code target/rowqueue-tck/} (see {@link TckReportListener}).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@DisplayNameGeneration(DisplayNameGenerator.ReplaceUnderscores.class)
+public abstract class RowQueueTck {
+
+    private TckTarget target;
+    private TckEnv env;
+
+    /**
+     * Creates the database under test. Called once, before any contract.
+     *
+     * @return the target
+     * @throws Exception if the database cannot be started or reached
+     */
+    protected abstract TckTarget target() throws Exception;
+
+    @BeforeAll
+    final void openTarget() throws Exception {
+        target = target();
+        env = new TckEnv(target);
+        TckReportListener.describe(getClass(), target.name(), env.database());
+    }
+
+    @AfterAll
+    final void closeTarget() throws Exception {
+        if (env != null) {
+            env.rq().close();
+        }
+        if (target != null) {
+            target.close();
+        }
+    }
+
+    /** @return the environment of the database under test, for a subclass's own extra tests */
+    protected final TckEnv env() {
+        return env;
+    }
+
+    /** Ring queues. */
+    @Nested
+    @DisplayName("ring queues")
+    class Rings extends RingContract {
+        @Override
+        protected TckEnv env() {
+            return env;
+        }
+    }
+
+    /** Groups of ring queues. */
+    @Nested
+    @DisplayName("grouped ring queues")
+    class GroupedRings extends GroupedRingContract {
+        @Override
+        protected TckEnv env() {
+            return env;
+        }
+    }
+
+    /** The single-writer ring strategy (optional). */
+    @Nested
+    @DisplayName("single-writer ring strategy (optional)")
+    class SingleWriterRings extends SingleWriterRingContract {
+        @Override
+        protected TckEnv env() {
+            return env;
+        }
+    }
+
+    /** Work queues. */
+    @Nested
+    @DisplayName("work queues")
+    class WorkQueues extends WorkQueueContract {
+        @Override
+        protected TckEnv env() {
+            return env;
+        }
+    }
+
+    /** Round-robin rotation. */
+    @Nested
+    @DisplayName("rotation")
+    class Rotation extends RotationContract {
+        @Override
+        protected TckEnv env() {
+            return env;
+        }
+    }
+
+    /** Counters. */
+    @Nested
+    @DisplayName("counters")
+    class CountersContracts extends CounterContract {
+        @Override
+        protected TckEnv env() {
+            return env;
+        }
+    }
+
+    /** Schema. */
+    @Nested
+    @DisplayName("schema")
+    class Schema extends SchemaContract {
+        @Override
+        protected TckEnv env() {
+            return env;
+        }
+    }
+
+    /** Transactions. */
+    @Nested
+    @DisplayName("transactions")
+    class Transactions extends TransactionContract {
+        @Override
+        protected TckEnv env() {
+            return env;
+        }
+    }
+
+    /** Bad input. */
+    @Nested
+    @DisplayName("bad input")
+    class BadInput extends BadInputContract {
+        @Override
+        protected TckEnv env() {
+            return env;
+        }
+    }
+
+    /** Concurrency. */
+    @Nested
+    @DisplayName("concurrency")
+    class Concurrency extends ConcurrencyContract {
+        @Override
+        protected TckEnv env() {
+            return env;
+        }
+    }
+
+    /** The seeds' transcripts. */
+    @Nested
+    @DisplayName("seed transcripts")
+    class SeedTranscripts extends SeedTranscriptContract {
+        @Override
+        protected TckEnv env() {
+            return env;
+        }
+    }
+}

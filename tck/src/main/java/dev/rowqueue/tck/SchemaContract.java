@@ -1,0 +1,190 @@
+package dev.rowqueue.tck;
+
+import dev.rowqueue.Counters;
+import dev.rowqueue.QueueConflictException;
+import dev.rowqueue.QueueInfo;
+import dev.rowqueue.QueueKind;
+import dev.rowqueue.RingOptions;
+import dev.rowqueue.RingQueue;
+import dev.rowqueue.RingStrategy;
+import dev.rowqueue.RowQueues;
+import dev.rowqueue.SchemaException;
+import dev.rowqueue.WorkQueue;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Tables created on first use, DDL as text, the catalog, names. */
+public abstract class SchemaContract extends Contract {
+
+    @Test
+    void tables_are_created_on_first_use_and_opening_again_is_idempotent() {
+        String name = newName();
+        rq().ring(name, 3).push("g", "x");
+        RingQueue again = rq().ring(name, 3);
+        assertEquals(1, again.size("g"));
+        try (RowQueues fresh = env().builder().build()) {
+            assertEquals(1, fresh.ring(name, 3).size("g"), "a new instance finds the existing tables");
+        }
+    }
+
+    @Test
+    void the_catalog_records_every_queue_with_its_kind_capacity_and_strategy() {
+        String ring = newName();
+        String work = newName();
+        String counters = newName();
+        rq().ring(ring, 7);
+        rq().workQueue(work);
+        rq().counters(counters);
+        List<QueueInfo> queues = rq().queues();
+        QueueInfo r = find(queues, ring);
+        assertEquals(QueueKind.RING, r.kind());
+        assertEquals(7, r.capacity());
+        assertEquals(RingStrategy.SAFE, r.strategy());
+        assertEquals(List.of(ring, ring + "_head"), r.tables());
+        assertEquals(QueueKind.WORK, find(queues, work).kind());
+        assertEquals(QueueKind.COUNTERS, find(queues, counters).kind());
+    }
+
+    private static QueueInfo find(List<QueueInfo> queues, String name) {
+        return queues.stream().filter(q -> q.name().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError(name + " not in catalog " + queues));
+    }
+
+    @Test
+    void the_ddl_text_creates_tables_that_work_with_schema_creation_turned_off() {
+        String ring = newName();
+        String work = newName();
+        String counters = newName();
+        List<String> ddl = new ArrayList<>();
+        ddl.addAll(rq().schema().catalog());
+        ddl.addAll(rq().schema().ring(ring, RingOptions.capacity(2)));
+        ddl.addAll(rq().schema().workQueue(work));
+        ddl.addAll(rq().schema().counters(counters));
+        env().jdbc(c -> {
+            try (Statement s = c.createStatement()) {
+                for (String statement : ddl) {
+                    if (statement.contains(dev.rowqueue.spi.Dialect.CATALOG_TABLE)) {
+                        continue; // the catalog exists already on this database
+                    }
+                    s.execute(statement);
+                }
+            }
+            return null;
+        });
+        assertTrue(rq().schema().script(ddl).contains(ring), "the script form names the tables");
+        try (RowQueues managed = env().builder().createSchema(false).build()) {
+            RingQueue r = managed.ring(ring, 2);
+            r.pushAll("g", List.of("a", "b", "c"));
+            assertEquals(2, r.size("g"));
+            WorkQueue w = managed.workQueue(work);
+            w.enqueue("job");
+            assertEquals(1, w.claim(1).size());
+            Counters c = managed.counters(counters);
+            assertEquals(1, c.increment("k"));
+        }
+    }
+
+    @Test
+    void with_schema_creation_off_a_missing_table_is_a_clear_error_naming_it() {
+        String name = newName();
+        try (RowQueues managed = env().builder().createSchema(false).build()) {
+            SchemaException e = assertThrows(SchemaException.class, () -> managed.workQueue(name));
+            assertTrue(e.getMessage().contains(name), e.getMessage());
+        }
+    }
+
+    @Test
+    void a_foreign_table_with_the_queue_name_is_refused() {
+        String name = newName();
+        env().execute("CREATE TABLE " + name + " (something INTEGER)");
+        try {
+            SchemaException e = assertThrows(SchemaException.class, () -> rq().counters(name));
+            assertTrue(e.getMessage().contains(name), e.getMessage());
+        } finally {
+            env().execute("DROP TABLE " + name);
+        }
+    }
+
+    @Test
+    void a_name_taken_by_another_kind_of_queue_is_refused() {
+        String name = newName();
+        rq().ring(name, 3);
+        assertThrows(QueueConflictException.class, () -> rq().workQueue(name));
+        assertThrows(QueueConflictException.class, () -> rq().counters(name));
+    }
+
+    @Test
+    void a_name_whose_tables_collide_with_another_queue_is_refused() {
+        String name = newName();
+        rq().ring(name, 3);
+        String collides = env().track(name + "_head");
+        QueueConflictException e = assertThrows(QueueConflictException.class, () -> rq().counters(collides));
+        assertTrue(e.getMessage().contains(name), e.getMessage());
+    }
+
+    @Test
+    void queue_names_are_case_insensitive() {
+        String name = newName();
+        rq().ring(name.toUpperCase(java.util.Locale.ROOT), 3).push("g", "x");
+        assertEquals(1, rq().ring(name, 3).size("g"));
+        assertEquals(name, rq().ring(name.toUpperCase(java.util.Locale.ROOT), 3).name());
+    }
+
+    @Test
+    void many_nodes_starting_at_once_create_each_queue_once() throws Exception {
+        int nodes = 8;
+        String ring = newName();
+        String work = newName();
+        String counters = newName();
+        ExecutorService pool = Executors.newFixedThreadPool(nodes);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Long>> results = new ArrayList<>();
+        try {
+            for (int i = 0; i < nodes; i++) {
+                results.add(pool.submit(() -> {
+                    start.await();
+                    try (RowQueues node = env().builder().build()) {
+                        node.ring(ring, 4).push("g", "x");
+                        node.workQueue(work).enqueue("j");
+                        return node.counters(counters).increment("started");
+                    }
+                }));
+            }
+            start.countDown();
+            List<Long> values = new ArrayList<>();
+            for (Future<Long> f : results) {
+                values.add(f.get(WorkQueueContract.PATIENCE.toSeconds() * 4, TimeUnit.SECONDS));
+            }
+            values.sort(Long::compare);
+            assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L), values);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(4, rq().ring(ring, 4).size("g"));
+        assertEquals(8, rq().workQueue(work).stats().ready());
+        assertEquals(1, rq().queues().stream().filter(q -> q.name().equals(ring)).count());
+    }
+
+    @Test
+    void dropping_a_queue_removes_its_tables_and_catalog_entry() {
+        String name = newName();
+        rq().ring(name, 3).push("g", "x");
+        assertTrue(rq().dropQueue(name));
+        assertFalse(rq().dropQueue(name));
+        assertTrue(rq().queues().stream().noneMatch(q -> q.name().equals(name)));
+        assertEquals(0, rq().ring(name, 5).size("g"), "the name can be reused, with another capacity");
+    }
+}

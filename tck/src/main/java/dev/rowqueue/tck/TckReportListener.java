@@ -1,0 +1,352 @@
+package dev.rowqueue.tck;
+
+import dev.rowqueue.DatabaseInfo;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.engine.TestSource;
+import org.junit.platform.engine.support.descriptor.ClassSource;
+import org.junit.platform.engine.support.descriptor.MethodSource;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.TestPlan;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+
+/**
+ * Writes the compatibility report of every {@link RowQueueTck} subclass in a test run: one Markdown and one JSON file
+ * per database under test, and a summary, in {@code target/rowqueue-tck/} (or the directory named by the system
+ * property {@code rowqueue.tck.reportDir}). Each contract is PASSED, FAILED, SKIPPED (an optional contract whose
+ * capability the dialect does not declare) or NOT RUN (the database could not be used here, e.g. no Docker engine).
+ * A required contract that skips counts as a failure. Registered with the JUnit Platform through
+ * {@code META-INF/services}, so it runs wherever the kit runs.
+ */
+public final class TckReportListener implements TestExecutionListener {
+
+    /** The report directory property. */
+    public static final String REPORT_DIR = "rowqueue.tck.reportDir";
+
+    /** Status of one contract. */
+    public enum Status {
+        /** It held. */
+        PASSED,
+        /** It did not hold. */
+        FAILED,
+        /** An optional contract the dialect does not offer. */
+        SKIPPED,
+        /** The database could not be used in this run. */
+        NOT_RUN
+    }
+
+    /** What a subclass told about its database. */
+    private record Target(String name, DatabaseInfo database) {
+    }
+
+    /** One contract's outcome. */
+    public record Outcome(String contract, String rule, Status status, String detail, long millis) {
+    }
+
+    private static final Map<String, Target> TARGETS = new ConcurrentHashMap<>();
+
+    private TestPlan plan;
+    private final Map<String, Instant> started = new ConcurrentHashMap<>();
+    private final Map<String, Outcome> outcomes = new ConcurrentHashMap<>();
+    private final Map<String, String> notRun = new ConcurrentHashMap<>();
+
+    /**
+     * Called by {@link RowQueueTck} once its target is open.
+     *
+     * @param tckClass the subclass
+     * @param name     the target's name
+     * @param database what rowqueue detected
+     */
+    static void describe(Class<?> tckClass, String name, DatabaseInfo database) {
+        TARGETS.put(tckClass.getName(), new Target(name, database));
+    }
+
+    @Override
+    public void testPlanExecutionStarted(TestPlan testPlan) {
+        this.plan = testPlan;
+    }
+
+    @Override
+    public void executionStarted(TestIdentifier id) {
+        started.put(id.getUniqueId(), Instant.now());
+    }
+
+    @Override
+    public void executionSkipped(TestIdentifier id, String reason) {
+        markNotRun(id, reason == null ? "disabled" : reason);
+    }
+
+    private void markNotRun(TestIdentifier id, String reason) {
+        if (id.isTest()) {
+            notRun.putIfAbsent(id.getUniqueId(), reason);
+        }
+        if (plan != null) {
+            for (TestIdentifier child : plan.getChildren(id)) {
+                markNotRun(child, reason);
+            }
+        }
+    }
+
+    @Override
+    public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+        if (!id.isTest()) {
+            if (result.getStatus() != TestExecutionResult.Status.SUCCESSFUL && plan != null) {
+                String why = result.getThrowable().map(t -> t.getClass().getSimpleName() + ": " + t.getMessage())
+                        .orElse(result.getStatus().toString());
+                for (TestIdentifier child : plan.getDescendants(id)) {
+                    if (child.isTest() && !outcomes.containsKey(child.getUniqueId())) {
+                        notRun.putIfAbsent(child.getUniqueId(), "the target failed: " + why);
+                    }
+                }
+            }
+            return;
+        }
+        Instant start = started.getOrDefault(id.getUniqueId(), Instant.now());
+        long millis = Duration.between(start, Instant.now()).toMillis();
+        String contract = plan.getParent(id).map(TestIdentifier::getDisplayName).orElse("");
+        String rule = id.getDisplayName().replaceAll("\\(\\)$", "");
+        boolean optional = methodName(id).startsWith("optional");
+        String message = result.getThrowable().map(t -> firstLine(t.getMessage() == null ? t.toString()
+                : t.getMessage())).orElse("");
+        Status status = switch (result.getStatus()) {
+            case SUCCESSFUL -> Status.PASSED;
+            case FAILED -> Status.FAILED;
+            case ABORTED -> optional ? Status.SKIPPED : Status.FAILED;
+        };
+        if (result.getStatus() == TestExecutionResult.Status.ABORTED && !optional) {
+            message = "a required contract skipped: " + message;
+        }
+        outcomes.put(id.getUniqueId(), new Outcome(contract, rule, status, message, millis));
+    }
+
+    private static String methodName(TestIdentifier id) {
+        return id.getSource().filter(MethodSource.class::isInstance).map(s -> ((MethodSource) s).getMethodName())
+                .orElse("");
+    }
+
+    private static String firstLine(String s) {
+        int nl = s.indexOf('\n');
+        return (nl < 0 ? s : s.substring(0, nl)).strip();
+    }
+
+    @Override
+    public void testPlanExecutionFinished(TestPlan testPlan) {
+        Map<String, List<TestIdentifier>> byTarget = new TreeMap<>();
+        for (TestIdentifier root : testPlan.getRoots()) {
+            for (TestIdentifier id : testPlan.getDescendants(root)) {
+                if (id.isTest()) {
+                    tckClass(testPlan, id).ifPresent(c -> byTarget.computeIfAbsent(c, k -> new ArrayList<>()).add(id));
+                }
+            }
+        }
+        if (byTarget.isEmpty()) {
+            return;
+        }
+        Path dir = Paths.get(System.getProperty(REPORT_DIR, "target/rowqueue-tck"));
+        try {
+            Files.createDirectories(dir);
+            for (Map.Entry<String, List<TestIdentifier>> e : byTarget.entrySet()) {
+                Report report = report(e.getKey(), e.getValue());
+                String file = simpleName(e.getKey());
+                Files.writeString(dir.resolve(file + ".md"), report.markdown(), StandardCharsets.UTF_8);
+                Files.writeString(dir.resolve(file + ".json"), report.json(), StandardCharsets.UTF_8);
+                Files.writeString(dir.resolve(file + ".summary"), report.summaryLine() + "\n", StandardCharsets.UTF_8);
+                System.out.println("rowqueue TCK: " + report.summaryLine());
+            }
+            writeSummary(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the TCK report to " + dir, e);
+        }
+    }
+
+    /** Build tools may run each test class in a launcher of its own: the summary gathers every target's line. */
+    private static void writeSummary(Path dir) throws IOException {
+        List<String> lines = new ArrayList<>();
+        try (var files = Files.list(dir)) {
+            for (Path p : files.filter(f -> f.toString().endsWith(".summary")).sorted().collect(Collectors.toList())) {
+                lines.add("  " + Files.readString(p, StandardCharsets.UTF_8).strip());
+            }
+        }
+        Files.writeString(dir.resolve("summary.txt"), "rowqueue TCK compatibility (" + dir.toAbsolutePath() + ")\n"
+                + String.join("\n", lines) + "\n", StandardCharsets.UTF_8);
+    }
+
+    private static String simpleName(String className) {
+        return className.substring(className.lastIndexOf('.') + 1);
+    }
+
+    private static Optional<String> tckClass(TestPlan plan, TestIdentifier id) {
+        String found = null;
+        for (Optional<TestIdentifier> p = plan.getParent(id); p.isPresent(); p = plan.getParent(p.get())) {
+            Optional<TestSource> source = p.get().getSource();
+            if (source.isPresent() && source.get() instanceof ClassSource cs) {
+                try {
+                    Class<?> type = Class.forName(cs.getClassName(), false,
+                            Thread.currentThread().getContextClassLoader());
+                    if (RowQueueTck.class.isAssignableFrom(type)) {
+                        found = type.getName();
+                    }
+                } catch (ClassNotFoundException | LinkageError ignored) {
+                    // not a class this run can load: not a TCK class
+                }
+            }
+        }
+        return Optional.ofNullable(found);
+    }
+
+    private Report report(String className, List<TestIdentifier> tests) {
+        List<Outcome> list = new ArrayList<>();
+        for (TestIdentifier id : tests) {
+            Outcome o = outcomes.get(id.getUniqueId());
+            if (o == null) {
+                String contract = plan.getParent(id).map(TestIdentifier::getDisplayName).orElse("");
+                String why = notRun.getOrDefault(id.getUniqueId(), "not executed in this run");
+                o = new Outcome(contract, id.getDisplayName().replaceAll("\\(\\)$", ""), Status.NOT_RUN, why, 0);
+            }
+            list.add(o);
+        }
+        return new Report(simpleName(className), TARGETS.get(className), list);
+    }
+
+    /** One target's report. */
+    private record Report(String className, Target target, List<Outcome> outcomes) {
+
+        long count(Status s) {
+            return outcomes.stream().filter(o -> o.status() == s).count();
+        }
+
+        String verdict() {
+            if (count(Status.FAILED) > 0) {
+                return "FAILED";
+            }
+            if (count(Status.PASSED) == 0) {
+                return "NOT RUN";
+            }
+            return count(Status.NOT_RUN) > 0 ? "INCOMPLETE" : "PASSED";
+        }
+
+        String title() {
+            if (target == null) {
+                return className;
+            }
+            return target.name() + " — " + target.database().productName() + " " + target.database().productVersion()
+                    + ", dialect " + target.database().dialect();
+        }
+
+        String reason() {
+            return outcomes.stream().filter(o -> o.status() == Status.NOT_RUN).map(Outcome::detail).findFirst()
+                    .orElse("");
+        }
+
+        String summaryLine() {
+            String counts = count(Status.PASSED) + " passed, " + count(Status.FAILED) + " failed, "
+                    + count(Status.SKIPPED) + " skipped (optional), " + count(Status.NOT_RUN) + " not run";
+            return String.format("%-10s %s: %s%s", verdict(), title(), counts,
+                    verdict().equals("NOT RUN") ? " (" + reason() + ")" : "");
+        }
+
+        String markdown() {
+            StringBuilder b = new StringBuilder();
+            b.append("# rowqueue TCK: ").append(title()).append("\n\n");
+            b.append("**Verdict: ").append(verdict()).append("** (").append(count(Status.PASSED)).append(" passed, ")
+                    .append(count(Status.FAILED)).append(" failed, ").append(count(Status.SKIPPED))
+                    .append(" skipped, ").append(count(Status.NOT_RUN)).append(" not run)\n\n");
+            b.append("| | |\n|---|---|\n");
+            b.append("| Test class | `").append(className).append("` |\n");
+            if (target != null) {
+                DatabaseInfo db = target.database();
+                b.append("| Database | ").append(db.productName()).append(' ').append(db.productVersion()).append(" |\n");
+                b.append("| Driver | ").append(db.driver()).append(" |\n");
+                b.append("| Dialect | ").append(db.dialect()).append(" |\n");
+                b.append("| Capabilities | ").append(db.capabilities().stream().map(Enum::name).sorted()
+                        .collect(Collectors.joining(", "))).append(" |\n");
+            } else {
+                b.append("| Database | not started: ").append(reason()).append(" |\n");
+            }
+            b.append("| Run at | ").append(Instant.now()).append(" |\n\n");
+            Map<String, List<Outcome>> byContract = new LinkedHashMap<>();
+            outcomes.forEach(o -> byContract.computeIfAbsent(o.contract(), k -> new ArrayList<>()).add(o));
+            for (Map.Entry<String, List<Outcome>> e : byContract.entrySet()) {
+                b.append("## ").append(e.getKey()).append("\n\n| Rule | Status | ms | Detail |\n|---|---|---|---|\n");
+                for (Outcome o : e.getValue()) {
+                    b.append("| ").append(cell(o.rule())).append(" | ").append(o.status().name().replace('_', ' '))
+                            .append(" | ").append(o.millis()).append(" | ").append(cell(o.detail())).append(" |\n");
+                }
+                b.append('\n');
+            }
+            return b.toString();
+        }
+
+        private static String cell(String s) {
+            return s.replace("|", "\\|").replace("\n", " ");
+        }
+
+        String json() {
+            StringBuilder b = new StringBuilder("{\n");
+            b.append("  \"testClass\": ").append(q(className)).append(",\n");
+            b.append("  \"verdict\": ").append(q(verdict())).append(",\n");
+            if (target != null) {
+                DatabaseInfo db = target.database();
+                b.append("  \"target\": ").append(q(target.name())).append(",\n");
+                b.append("  \"database\": ").append(q(db.productName())).append(",\n");
+                b.append("  \"version\": ").append(q(db.productVersion())).append(",\n");
+                b.append("  \"driver\": ").append(q(db.driver())).append(",\n");
+                b.append("  \"dialect\": ").append(q(db.dialect())).append(",\n");
+                b.append("  \"capabilities\": [").append(db.capabilities().stream().map(Enum::name).sorted()
+                        .map(Report::q).collect(Collectors.joining(", "))).append("],\n");
+            }
+            b.append("  \"runAt\": ").append(q(Instant.now().toString())).append(",\n");
+            b.append("  \"counts\": {");
+            StringBuilder counts = new StringBuilder();
+            for (Status s : Status.values()) {
+                counts.append(counts.length() == 0 ? "" : ", ").append(q(s.name())).append(": ").append(count(s));
+            }
+            b.append(counts).append("},\n  \"contracts\": [\n");
+            for (int i = 0; i < outcomes.size(); i++) {
+                Outcome o = outcomes.get(i);
+                b.append("    {\"contract\": ").append(q(o.contract())).append(", \"rule\": ").append(q(o.rule()))
+                        .append(", \"status\": ").append(q(o.status().name())).append(", \"millis\": ")
+                        .append(o.millis()).append(", \"detail\": ").append(q(o.detail())).append('}')
+                        .append(i + 1 < outcomes.size() ? ",\n" : "\n");
+            }
+            return b.append("  ]\n}\n").toString();
+        }
+
+        static String q(String s) {
+            StringBuilder b = new StringBuilder("\"");
+            for (char c : s.toCharArray()) {
+                switch (c) {
+                    case '"' -> b.append("\\\"");
+                    case '\\' -> b.append("\\\\");
+                    case '\n' -> b.append("\\n");
+                    case '\r' -> b.append("\\r");
+                    case '\t' -> b.append("\\t");
+                    default -> {
+                        if (c < 0x20) {
+                            b.append(String.format("\\u%04x", (int) c));
+                        } else {
+                            b.append(c);
+                        }
+                    }
+                }
+            }
+            return b.append('"').toString();
+        }
+    }
+}
