@@ -32,6 +32,16 @@ public interface SchemaScripts {
     List<String> counters(String name);
 
     /**
+     * Statements to run after inserting jobs with explicit ids (for example when moving a queue from another
+     * database), so that newly enqueued jobs get ids above them.
+     *
+     * @param name   the work queue name
+     * @param nextId the lowest id new jobs may get
+     * @return the statements
+     */
+    List<String> restartJobIds(String name, long nextId);
+
+    /**
      * @param statements statements from this interface
      * @return one script, statements separated by {@code ;} and a new line
      */

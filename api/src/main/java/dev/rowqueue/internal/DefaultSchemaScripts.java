@@ -42,6 +42,14 @@ public final class DefaultSchemaScripts implements SchemaScripts {
     }
 
     @Override
+    public List<String> restartJobIds(String name, long nextId) {
+        if (nextId < 1) {
+            throw new IllegalArgumentException("nextId must be at least 1, got " + nextId);
+        }
+        return dialect.restartIdentity(WorkTables.of(Validation.queueName(name)), nextId);
+    }
+
+    @Override
     public List<String> counters(String name) {
         return dialect.counterDdl(CounterTable.of(Validation.queueName(name)));
     }

@@ -232,6 +232,19 @@ public abstract class Dialect {
     }
 
     /**
+     * Statements that make the job id column continue at {@code nextId}, run after jobs were imported with explicit
+     * ids (migration between databases). The default is SQL:2003's {@code ALTER TABLE ... ALTER COLUMN ... RESTART
+     * WITH}.
+     *
+     * @param t      the work queue's tables
+     * @param nextId the id the next enqueued job must get at least
+     * @return the statements
+     */
+    public List<String> restartIdentity(WorkTables t, long nextId) {
+        return List.of("ALTER TABLE " + t.jobs() + " ALTER COLUMN id RESTART WITH " + nextId);
+    }
+
+    /**
      * A statement that succeeds only if the table has the columns rowqueue needs; used to tell a foreign table of
      * the same name from ours.
      *

@@ -179,6 +179,41 @@ public abstract class SchemaContract extends Contract {
     }
 
     @Test
+    void jobs_imported_with_explicit_ids_keep_them_and_new_jobs_get_higher_ids() {
+        String name = newName();
+        WorkQueue q = rq().workQueue(name);
+        q.enqueue("before");
+        env().jdbc(c -> {
+            try (var ps = c.prepareStatement("INSERT INTO " + name + " (id, payload, prio, state, due_ms, attempts,"
+                    + " lease_token, enqueued_ms, last_error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                ps.setLong(1, 1000);
+                ps.setString(2, "imported");
+                ps.setInt(3, 9);
+                ps.setInt(4, dev.rowqueue.spi.WorkTables.LIVE);
+                ps.setLong(5, 0);
+                ps.setInt(6, 2);
+                ps.setNull(7, java.sql.Types.BIGINT);
+                ps.setLong(8, 0);
+                ps.setString(9, "from the old database");
+                ps.executeUpdate();
+            }
+            try (Statement s = c.createStatement()) {
+                for (String sql : rq().schema().restartJobIds(name, 1001)) {
+                    s.execute(sql);
+                }
+            }
+            return null;
+        });
+        long next = q.enqueue("after");
+        assertTrue(next >= 1001, "new id " + next + " follows the imported ones");
+        List<dev.rowqueue.Job> jobs = q.claim(3);
+        assertEquals(List.of("imported", "before", "after"), jobs.stream().map(dev.rowqueue.Job::payload).toList());
+        assertEquals(1000, jobs.get(0).id());
+        assertEquals(2, jobs.get(0).attempts());
+        assertEquals("from the old database", jobs.get(0).lastError());
+    }
+
+    @Test
     void dropping_a_queue_removes_its_tables_and_catalog_entry() {
         String name = newName();
         rq().ring(name, 3).push("g", "x");
