@@ -5,6 +5,7 @@ import dev.rowqueue.CounterOverflowException;
 import dev.rowqueue.Counters;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -88,6 +89,19 @@ public abstract class CounterContract extends Contract {
         one.increment("other", 1);
         assertEquals(10, one.get("k"));
         assertEquals(20, two.get("k"));
+    }
+
+    @Test
+    void keys_that_differ_only_in_case_or_trailing_spaces_are_different_counters() {
+        Counters c = rq().counters(newName());
+        List<String> keys = List.of("k", "K", "k ", " k");
+        for (int i = 0; i < keys.size(); i++) {
+            c.increment(keys.get(i), i + 1);
+        }
+        for (int i = 0; i < keys.size(); i++) {
+            assertEquals(i + 1, c.get(keys.get(i)), "counter [" + keys.get(i) + "]");
+        }
+        assertEquals(keys.size(), c.all().size());
     }
 
     @Test

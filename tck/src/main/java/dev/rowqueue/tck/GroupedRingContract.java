@@ -63,6 +63,20 @@ public abstract class GroupedRingContract extends Contract {
     }
 
     @Test
+    void groups_that_differ_only_in_case_or_trailing_spaces_are_different_groups() {
+        RingQueue ring = rq().ring(newName(), 3);
+        List<String> groups = List.of("a", "A", "a ", " a", "é", "e\u0301");
+        for (String g : groups) {
+            ring.push(g, "in [" + g + "]");
+        }
+        for (String g : groups) {
+            assertEquals(List.of("in [" + g + "]"), payloads(ring.oldestFirst(g)), "group [" + g + "]");
+            assertEquals(1, ring.latest(g).orElseThrow().seq(), "group [" + g + "] numbers its own entries");
+        }
+        assertEquals(groups.size(), ring.groups().size());
+    }
+
+    @Test
     void clearing_one_group_leaves_the_others_untouched() {
         RingQueue ring = rq().ring(newName(), 3);
         ring.push("a", "a1");

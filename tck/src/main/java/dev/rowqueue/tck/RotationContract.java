@@ -114,6 +114,14 @@ public abstract class RotationContract extends Contract {
     }
 
     @Test
+    void cursor_names_that_differ_only_in_case_are_different_cursors() {
+        WorkQueue q = queue(4);
+        handBack(q, q.rotate("c", 2));
+        assertEquals(List.of("m1"), payloads(handBack(q, q.rotate("C", 1))));
+        assertEquals(List.of("m3"), payloads(q.rotate("c", 1)));
+    }
+
+    @Test
     void acked_jobs_leave_the_rotation() {
         WorkQueue q = queue(4);
         for (Job job : q.rotate("c", 2)) {
