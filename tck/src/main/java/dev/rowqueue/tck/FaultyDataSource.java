@@ -1,21 +1,11 @@
 package dev.rowqueue.tck;
 
 import javax.sql.DataSource;
-import java.io.PrintWriter;
-import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
-import java.sql.CallableStatement;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
-import java.sql.Statement;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
-import java.util.logging.Logger;
 
 /**
  * Wraps a real data source and injects one fault: the n-th statement execution, commit or connection request
@@ -23,7 +13,7 @@ import java.util.logging.Logger;
  * lost, as when a connection dies mid-flight). The transaction contracts use it to prove that retries never apply an
  * operation twice.
  */
-public final class FaultyDataSource implements DataSource {
+public final class FaultyDataSource extends InterceptingDataSource {
 
     /** Where a fault strikes. */
     public enum Point {
@@ -38,10 +28,6 @@ public final class FaultyDataSource implements DataSource {
     private record Fault(Point point, int nth, boolean afterCall, Supplier<SQLException> error) {
     }
 
-    private static final Set<String> EXECUTIONS = Set.of("execute", "executeQuery", "executeUpdate",
-            "executeLargeUpdate", "executeBatch", "executeLargeBatch");
-
-    private final DataSource delegate;
     private final AtomicReference<Fault> fault = new AtomicReference<>();
     private final AtomicInteger seen = new AtomicInteger();
     private final AtomicInteger fired = new AtomicInteger();
@@ -50,7 +36,7 @@ public final class FaultyDataSource implements DataSource {
      * @param delegate the real data source
      */
     public FaultyDataSource(DataSource delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     /**
@@ -76,99 +62,36 @@ public final class FaultyDataSource implements DataSource {
         return fired.get();
     }
 
-    private boolean strikes(Point point, boolean afterCall) {
+    private void strike(Point point, boolean afterCall) throws SQLException {
         Fault f = fault.get();
         if (f == null || f.point() != point || f.afterCall() != afterCall) {
-            return false;
+            return;
         }
         if (seen.incrementAndGet() == f.nth() && fault.compareAndSet(f, null)) {
             fired.incrementAndGet();
-            return true;
+            throw f.error().get();
         }
-        return false;
     }
 
-    private Object guarded(Point point, Object target, Method method, Object[] args) throws Throwable {
-        Fault f = fault.get();
-        if (f != null && strikes(point, false)) {
-            throw f.error().get();
-        }
-        Object result = CountingDataSource.invokeTarget(target, method, args);
-        if (f != null && strikes(point, true)) {
-            throw f.error().get();
-        }
+    private Object guarded(Point point, Call call) throws Throwable {
+        strike(point, false);
+        Object result = call.proceed();
+        strike(point, true);
         return result;
     }
 
     @Override
-    public Connection getConnection() throws SQLException {
-        Fault f = fault.get();
-        if (f != null && strikes(Point.CONNECT, false)) {
-            throw f.error().get();
-        }
-        return wrap(delegate.getConnection());
+    protected void beforeConnect() throws SQLException {
+        strike(Point.CONNECT, false);
     }
 
     @Override
-    public Connection getConnection(String username, String password) throws SQLException {
-        return wrap(delegate.getConnection(username, password));
-    }
-
-    private Connection wrap(Connection connection) {
-        return (Connection) Proxy.newProxyInstance(FaultyDataSource.class.getClassLoader(),
-                new Class<?>[] {Connection.class}, new InvocationHandler() {
-                    @Override
-                    public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
-                        if (method.getName().equals("commit")) {
-                            return guarded(Point.COMMIT, connection, method, args);
-                        }
-                        Object result = CountingDataSource.invokeTarget(connection, method, args);
-                        if (result instanceof Statement s && !method.getName().equals("unwrap")) {
-                            Class<?> type = s instanceof CallableStatement ? CallableStatement.class
-                                    : s instanceof PreparedStatement ? PreparedStatement.class : Statement.class;
-                            return Proxy.newProxyInstance(FaultyDataSource.class.getClassLoader(),
-                                    new Class<?>[] {type}, (p, m, a) -> EXECUTIONS.contains(m.getName())
-                                            ? guarded(Point.EXECUTE, s, m, a)
-                                            : m.getName().equals("getConnection") ? proxy
-                                            : CountingDataSource.invokeTarget(s, m, a));
-                        }
-                        return result;
-                    }
-                });
+    protected Object aroundConnection(Method method, Object[] args, Call call) throws Throwable {
+        return method.getName().equals("commit") ? guarded(Point.COMMIT, call) : call.proceed();
     }
 
     @Override
-    public PrintWriter getLogWriter() throws SQLException {
-        return delegate.getLogWriter();
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) throws SQLException {
-        delegate.setLogWriter(out);
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) throws SQLException {
-        delegate.setLoginTimeout(seconds);
-    }
-
-    @Override
-    public int getLoginTimeout() throws SQLException {
-        return delegate.getLoginTimeout();
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        return delegate.getParentLogger();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        return iface.isInstance(this) ? iface.cast(this) : delegate.unwrap(iface);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) throws SQLException {
-        return iface.isInstance(this) || delegate.isWrapperFor(iface);
+    protected Object aroundStatement(String sql, Method method, Object[] args, Call call) throws Throwable {
+        return EXECUTIONS.contains(method.getName()) ? guarded(Point.EXECUTE, call) : call.proceed();
     }
 }
