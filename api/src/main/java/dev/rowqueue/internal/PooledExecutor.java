@@ -76,13 +76,17 @@ final class PooledExecutor implements Executor {
                 return op.run(c);
             }
             boolean autoCommit = c.getAutoCommit();
-            int isolation = c.getTransactionIsolation();
+            int isolation = -1; // -1: not changed, nothing to restore
             try {
+                if (dialect.enforceReadCommitted()) {
+                    int current = c.getTransactionIsolation();
+                    if (current != Connection.TRANSACTION_READ_COMMITTED) {
+                        c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+                        isolation = current;
+                    }
+                }
                 if (autoCommit) {
                     c.setAutoCommit(false);
-                }
-                if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
-                    c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
                 }
                 R result;
                 try {
@@ -108,16 +112,14 @@ final class PooledExecutor implements Executor {
         }
     }
 
+    /** Puts back what {@link #once} changed, and nothing else (each call may be a round trip). */
     private static void restore(Connection c, boolean autoCommit, int isolation) {
         try {
-            if (c.isClosed()) {
-                return;
-            }
-            if (c.getTransactionIsolation() != isolation) {
-                c.setTransactionIsolation(isolation);
-            }
-            if (autoCommit && !c.getAutoCommit()) {
+            if (autoCommit) {
                 c.setAutoCommit(true);
+            }
+            if (isolation != -1) {
+                c.setTransactionIsolation(isolation);
             }
         } catch (SQLException | RuntimeException e) {
             log.debug("could not restore connection settings", e);

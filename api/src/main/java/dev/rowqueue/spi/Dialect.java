@@ -75,6 +75,18 @@ public abstract class Dialect {
         return 4000;
     }
 
+    /**
+     * Whether the core must check, and if needed set, READ COMMITTED before each multi-statement transaction. The
+     * check is a server round trip on some drivers. A dialect may return {@code false} if the database's default is
+     * READ COMMITTED or if every statement it renders is correct at any isolation level at or above it (higher
+     * levels then only cause serialization failures, which the core retries).
+     *
+     * @return {@code true} (the portable default)
+     */
+    public boolean enforceReadCommitted() {
+        return true;
+    }
+
     // ---------------------------------------------------------------- time
 
     /**

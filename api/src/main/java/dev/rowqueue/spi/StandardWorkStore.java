@@ -28,6 +28,16 @@ public class StandardWorkStore implements WorkStore {
     /** How many times a claim retries after losing every candidate to other consumers. */
     protected static final int CLAIM_ROUNDS = 3;
 
+    /** Which candidates a claim or rotation looks for. */
+    protected enum Candidates {
+        /** Claim order: priority descending, due time, id. */
+        CLAIM,
+        /** Rotation: ids above the cursor, ascending. */
+        AFTER,
+        /** Rotation after wrapping: ids up to the cursor, ascending. */
+        UP_TO
+    }
+
     /** The dialect. */
     protected final Dialect dialect;
     /** The queue's tables. */
@@ -124,7 +134,7 @@ public class StandardWorkStore implements WorkStore {
         return SqlOp.transaction(c -> {
             List<Job> claimed = new ArrayList<>();
             for (int round = 0; round < CLAIM_ROUNDS && claimed.size() < max; round++) {
-                List<Long> ids = select(c, candidates, max - claimed.size(), -1);
+                List<Long> ids = candidates(c, Candidates.CLAIM, max - claimed.size(), -1);
                 if (ids.isEmpty()) {
                     break;
                 }
@@ -142,10 +152,10 @@ public class StandardWorkStore implements WorkStore {
     public SqlOp<List<Job>> rotate(String cursor, int max, long leaseMs, long token) {
         return SqlOp.transaction(c -> {
             long last = lockCursor(c, cursor);
-            List<Long> ids = select(c, candidatesAfter, max, last);
+            List<Long> ids = candidates(c, Candidates.AFTER, max, last);
             if (ids.size() < max) {
                 ids = new ArrayList<>(ids);
-                ids.addAll(select(c, candidatesUpTo, max - ids.size(), last));
+                ids.addAll(candidates(c, Candidates.UP_TO, max - ids.size(), last));
             }
             if (ids.isEmpty()) {
                 return List.of();
@@ -194,16 +204,22 @@ public class StandardWorkStore implements WorkStore {
     }
 
     /**
-     * Runs a candidate query.
+     * Finds up to {@code n} claimable job ids (live, due), locking them where the dialect has
+     * {@link Dialect#skipLocked()}. Dialects whose planner handles these queries badly override this.
      *
-     * @param c     a connection
-     * @param sql   one of the candidate queries
-     * @param n     the row limit
-     * @param last  the cursor position, for rotation queries
-     * @return candidate ids in query order
+     * @param c    a connection in a transaction
+     * @param kind claim order, or rotation before or after wrapping
+     * @param n    the most ids wanted
+     * @param last the rotation cursor's position (ignored for claims)
+     * @return ids in the order the caller wants the jobs
      * @throws SQLException from the driver
      */
-    protected List<Long> select(Connection c, Sql sql, int n, long last) throws SQLException {
+    protected List<Long> candidates(Connection c, Candidates kind, int n, long last) throws SQLException {
+        Sql sql = switch (kind) {
+            case CLAIM -> candidates;
+            case AFTER -> candidatesAfter;
+            case UP_TO -> candidatesUpTo;
+        };
         try (PreparedStatement ps = sql.prepare(c)) {
             Sql.Binder b = dialect.bind(sql, ps).setInt("n", n);
             if (sql.has("last")) {

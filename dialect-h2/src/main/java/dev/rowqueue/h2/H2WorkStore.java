@@ -10,16 +10,88 @@ import dev.rowqueue.spi.WorkTables;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The work queue on H2: candidates are locked with {@code FOR UPDATE SKIP LOCKED} (see {@link H2Dialect}), then
- * leased and read back in one statement, {@code SELECT ... FROM FINAL TABLE (UPDATE ...)}.
+ * The work queue on H2. H2's planner walks an index in order only for a query without {@code FOR UPDATE}, and for a
+ * rotation range it prefers the claim index over the primary key; either way a claim would sort the whole backlog.
+ * So candidates are found in two steps: an unlocked, index-ordered window of ids (claim order through the claim
+ * index; id order through the primary key for rotations), then {@code FOR UPDATE SKIP LOCKED} on just those ids, a
+ * primary-key lookup. A window whose rows are all taken by other consumers is widened. The chosen jobs are leased
+ * and read back in one statement, {@code SELECT ... FROM FINAL TABLE (UPDATE ...)}.
  */
 final class H2WorkStore extends StandardWorkStore {
 
+    private static final int MIN_WINDOW = 32;
+    private static final int ROUNDS = 4;
+
+    private final Sql claimWindow;
+    private final Sql idWindow;
+
     H2WorkStore(Dialect dialect, WorkTables tables) {
         super(dialect, tables);
+        claimWindow = Sql.of("SELECT id FROM " + t.jobs() + " WHERE state = " + WorkTables.LIVE + " AND due_ms <= " + now
+                + " ORDER BY state, prio DESC, due_ms, id FETCH FIRST :k ROWS ONLY");
+        idWindow = Sql.of("SELECT id FROM " + t.jobs() + " WHERE id > :from AND id <= :to ORDER BY id FETCH FIRST :k ROWS ONLY");
+    }
+
+    @Override
+    protected List<Long> candidates(Connection c, Candidates kind, int n, long last) throws SQLException {
+        return kind == Candidates.CLAIM ? claimCandidates(c, n) : rotationCandidates(c, kind, n, last);
+    }
+
+    private List<Long> claimCandidates(Connection c, int n) throws SQLException {
+        int window = Math.max(4 * n, MIN_WINDOW);
+        for (int round = 0; round < ROUNDS; round++, window *= 4) {
+            List<Long> ids;
+            try (PreparedStatement ps = claimWindow.prepare(c)) {
+                dialect.bind(claimWindow, ps).setInt("k", window).done();
+                ids = Jdbc.longs(ps);
+            }
+            if (ids.isEmpty()) {
+                return List.of();
+            }
+            List<Long> locked = lock(c, ids, n, "prio DESC, due_ms, id");
+            if (!locked.isEmpty() || ids.size() < window) {
+                return locked;
+            }
+        }
+        return List.of();
+    }
+
+    private List<Long> rotationCandidates(Connection c, Candidates kind, int n, long last) throws SQLException {
+        long from = kind == Candidates.AFTER ? last : Long.MIN_VALUE;
+        long to = kind == Candidates.AFTER ? Long.MAX_VALUE : last;
+        int window = Math.max(4 * n, MIN_WINDOW);
+        List<Long> result = new ArrayList<>();
+        while (result.size() < n) {
+            List<Long> ids;
+            try (PreparedStatement ps = idWindow.prepare(c)) {
+                dialect.bind(idWindow, ps).set("from", from).set("to", to).setInt("k", window).done();
+                ids = Jdbc.longs(ps);
+            }
+            if (ids.isEmpty()) {
+                break;
+            }
+            result.addAll(lock(c, ids, n - result.size(), "id"));
+            if (ids.size() < window) {
+                break;
+            }
+            from = ids.get(ids.size() - 1);
+        }
+        return result;
+    }
+
+    /** Locks up to {@code n} of {@code ids} that are still claimable, skipping rows other consumers hold. */
+    private List<Long> lock(Connection c, List<Long> ids, int n, String order) throws SQLException {
+        Sql sql = Sql.of("SELECT id FROM " + t.jobs() + " WHERE id IN (" + Jdbc.parameterList(ids.size(), "id")
+                + ") AND state = " + WorkTables.LIVE + " AND due_ms <= " + now + " ORDER BY " + order
+                + " FETCH FIRST :n ROWS ONLY FOR UPDATE SKIP LOCKED");
+        try (PreparedStatement ps = sql.prepare(c)) {
+            Jdbc.bindList(dialect.bind(sql, ps).setInt("n", n), "id", ids).done();
+            return Jdbc.longs(ps);
+        }
     }
 
     @Override

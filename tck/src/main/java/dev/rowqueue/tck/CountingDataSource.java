@@ -16,6 +16,7 @@ public final class CountingDataSource extends InterceptingDataSource {
     private final AtomicLong executions = new AtomicLong();
     private final AtomicLong commits = new AtomicLong();
     private final AtomicLong rollbacks = new AtomicLong();
+    private final AtomicLong sessionCalls = new AtomicLong();
     private final List<String> recent = new CopyOnWriteArrayList<>();
     private volatile boolean recording;
 
@@ -41,6 +42,15 @@ public final class CountingDataSource extends InterceptingDataSource {
         return rollbacks.get();
     }
 
+    /**
+     * @return calls that change or read session state and may cost a round trip depending on the driver
+     *         ({@code setAutoCommit}, {@code setTransactionIsolation}, {@code getTransactionIsolation},
+     *         {@code setSavepoint}, {@code rollback(Savepoint)}, {@code releaseSavepoint})
+     */
+    public long sessionCalls() {
+        return sessionCalls.get();
+    }
+
     /** Starts recording executed SQL text (cleared). */
     public void record() {
         recent.clear();
@@ -55,10 +65,13 @@ public final class CountingDataSource extends InterceptingDataSource {
 
     @Override
     protected Object aroundConnection(Method method, Object[] args, Call call) throws Throwable {
-        if (method.getName().equals("commit")) {
-            commits.incrementAndGet();
-        } else if (method.getName().equals("rollback") && (args == null || args.length == 0)) {
-            rollbacks.incrementAndGet();
+        switch (method.getName()) {
+            case "commit" -> commits.incrementAndGet();
+            case "rollback" -> (args == null || args.length == 0 ? rollbacks : sessionCalls).incrementAndGet();
+            case "setAutoCommit", "setTransactionIsolation", "getTransactionIsolation", "setSavepoint",
+                    "releaseSavepoint" -> sessionCalls.incrementAndGet();
+            default -> {
+            }
         }
         return call.proceed();
     }
