@@ -274,6 +274,20 @@ public abstract class Dialect {
         return "";
     }
 
+    /**
+     * The clauses after {@code ORDER BY} in a claim's or rotation's candidate query: limit the rows to the parameter
+     * and lock them, skipping rows locked by others. The default is {@link #limit} followed by {@link #skipLocked}.
+     * A database that cannot combine a row limit with {@code FOR UPDATE} (Oracle: ORA-02014) returns only its
+     * locking clause, without the parameter; the store then limits the rows on the cursor instead (fetch size and
+     * maximum rows), which, with {@code SKIP LOCKED}, locks only the rows fetched.
+     *
+     * @param parameter the name of a parameter holding the row count
+     * @return the clauses, appended after ORDER BY
+     */
+    public String lockingLimit(String parameter) {
+        return limit(parameter) + skipLocked();
+    }
+
     /** @return the name under which the driver returns the job id as a generated key */
     public String generatedKeyColumn() {
         return "id";
