@@ -199,6 +199,40 @@ public class StandardRingStore implements RingStore {
         }
     }
 
+    /**
+     * Writes payloads into their slots with an upsert of the dialect's (a {@code MERGE} or equivalent) whose
+     * parameters are {@code :grp}, {@code :slot}, {@code :seq} and {@code :payload}: one execution for one slot, one
+     * batch for several. For dialects whose {@link #writeSlots} is a single upsert per slot.
+     *
+     * @param c        a connection in a transaction, with the group's head row locked
+     * @param upsert   the upsert
+     * @param group    the group
+     * @param firstSeq the sequence number of {@code payloads.get(0)}
+     * @param payloads the payloads in order
+     * @throws SQLException from the driver
+     */
+    protected void upsertSlots(Connection c, Sql upsert, String group, long firstSeq, List<String> payloads)
+            throws SQLException {
+        int from = firstWritten(payloads.size());
+        boolean batched = payloads.size() - from > 1;
+        try (PreparedStatement ps = upsert.prepare(c)) {
+            for (int i = from; i < payloads.size(); i++) {
+                long seq = firstSeq + i;
+                Sql.Binder b = dialect.bind(upsert, ps).set("grp", group).setInt("slot", slot(seq)).set("seq", seq)
+                        .set("payload", payloads.get(i));
+                if (batched) {
+                    b.addBatch();
+                } else {
+                    b.done();
+                    ps.executeUpdate();
+                }
+            }
+            if (batched) {
+                ps.executeBatch();
+            }
+        }
+    }
+
     @Override
     public SqlOp<List<RingEntry>> read(String group, boolean newestFirst, int limit) {
         Sql sql = limit > 0 ? (newestFirst ? newestLimited : oldestLimited) : (newestFirst ? newest : oldest);

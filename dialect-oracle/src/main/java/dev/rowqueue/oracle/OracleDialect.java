@@ -6,9 +6,11 @@ import dev.rowqueue.RingStrategy;
 import dev.rowqueue.spi.CounterStore;
 import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.DatabaseProduct;
+import dev.rowqueue.spi.MergeSingleWriterRingStore;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.RingStore;
 import dev.rowqueue.spi.RingTables;
+import dev.rowqueue.spi.Sql;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.WorkTables;
 
@@ -224,10 +226,25 @@ public class OracleDialect extends Dialect {
     public RingStore ringStore(RingTables tables, RingOptions options) {
         return switch (options.strategy()) {
             case SAFE -> new OracleRingStore(this, tables, options.capacity());
-            case SINGLE_WRITER -> new OracleSingleWriterRingStore(this, tables, options.capacity());
+            case SINGLE_WRITER -> singleWriter(tables, options.capacity());
             case TRIGGER -> throw new IllegalArgumentException(NAME + " does not offer ring strategy "
                     + options.strategy());
         };
+    }
+
+    /**
+     * Seed 003's single {@code MERGE}: the source reads the group's {@code MAX(seq) + 1}, the target row is slot
+     * {@code MOD(seq, capacity)}. Oracle's MERGE returns nothing, so the store reads the last number afterwards; a
+     * number past {@code Long.MAX_VALUE} violates the range check of {@code seq} (ORA-02290).
+     */
+    private MergeSingleWriterRingStore singleWriter(RingTables t, int capacity) {
+        String now = nowMillis();
+        return new MergeSingleWriterRingStore(this, t, capacity, Sql.of("MERGE INTO " + t.entries() + " e USING"
+                + " (SELECT :grp AS grp, NVL(MAX(seq), 0) + 1 AS seq FROM " + t.entries() + " WHERE grp = :grp) s"
+                + " ON (e.grp = s.grp AND e.slot = MOD(s.seq, :cap))"
+                + " WHEN MATCHED THEN UPDATE SET e.seq = s.seq, e.payload = :payload, e.pushed_ms = " + now
+                + " WHEN NOT MATCHED THEN INSERT (grp, slot, seq, payload, pushed_ms)"
+                + " VALUES (s.grp, MOD(s.seq, :cap), s.seq, :payload, " + now + ")"));
     }
 
     @Override

@@ -6,7 +6,6 @@ import dev.rowqueue.spi.SqlOp;
 import dev.rowqueue.spi.StandardRingStore;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.OptionalLong;
@@ -78,23 +77,6 @@ final class OracleRingStore extends StandardRingStore {
 
     @Override
     protected void writeSlots(Connection c, String group, long firstSeq, List<String> payloads) throws SQLException {
-        int from = firstWritten(payloads.size());
-        boolean batched = payloads.size() - from > 1;
-        try (PreparedStatement ps = merge.prepare(c)) {
-            for (int i = from; i < payloads.size(); i++) {
-                long seq = firstSeq + i;
-                Sql.Binder b = dialect.bind(merge, ps).set("grp", group).setInt("slot", slot(seq)).set("seq", seq)
-                        .set("payload", payloads.get(i));
-                if (batched) {
-                    b.addBatch();
-                } else {
-                    b.done();
-                    ps.executeUpdate();
-                }
-            }
-            if (batched) {
-                ps.executeBatch();
-            }
-        }
+        upsertSlots(c, merge, group, firstSeq, payloads);
     }
 }
