@@ -221,12 +221,14 @@ public final class ScriptedConnection {
     };
 
     private static Object outValue(Object answer, String getter) {
-        if (!(answer instanceof List<?> rows) || rows.isEmpty()) {
-            return getter.equals("getObject") || getter.equals("getString") ? null : 0;
-        }
-        Object v = ((Map<?, ?>) rows.get(0)).values().iterator().next();
+        Object v = answer instanceof List<?> rows && !rows.isEmpty()
+                ? ((Map<?, ?>) rows.get(0)).values().iterator().next() : null;
         if (v == null) {
-            return getter.equals("getObject") || getter.equals("getString") ? null : 0;
+            return switch (getter) {
+                case "getLong" -> 0L;
+                case "getInt" -> 0;
+                default -> null;
+            };
         }
         return switch (getter) {
             case "getLong" -> ((Number) v).longValue();
