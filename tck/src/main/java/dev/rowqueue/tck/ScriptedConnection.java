@@ -35,7 +35,7 @@ import java.util.TreeMap;
  */
 public final class ScriptedConnection {
 
-    /** One execution: the SQL, the values bound (by 1-based position) and how each was bound. */
+    /** One execution: the SQL, the values bound (by 1-based position, in order) and how each was bound. */
     public record Execution(String sql, Map<Integer, Object> values, Map<Integer, String> setters, int fetchSize,
                             int maxRows) {
         /**
@@ -169,8 +169,7 @@ public final class ScriptedConnection {
                 case "registerOutParameter", "close", "clearParameters":
                     return null;
                 case "addBatch":
-                    executions.add(new Execution(sql, Map.copyOf(nonNull(values)), Map.copyOf(setters), cursor[0],
-                            cursor[1]));
+                    executions.add(execution(sql, values, setters, cursor));
                     values.clear();
                     setters.clear();
                     return null;
@@ -178,8 +177,7 @@ public final class ScriptedConnection {
                     Object batch = next();
                     return batch instanceof Integer count ? new int[] {count} : new int[0];
                 case "executeQuery", "executeUpdate", "execute":
-                    executions.add(new Execution(sql, Map.copyOf(nonNull(values)), Map.copyOf(setters), cursor[0],
-                            cursor[1]));
+                    executions.add(execution(sql, values, setters, cursor));
                     last[0] = next();
                     if (name.equals("executeQuery")) {
                         return resultSet(last[0] instanceof List<?> rows ? rows : List.of());
@@ -206,10 +204,16 @@ public final class ScriptedConnection {
         });
     }
 
+    private static Execution execution(String sql, Map<Integer, Object> values, Map<Integer, String> setters,
+                                       int[] cursor) {
+        return new Execution(sql, nonNull(values), Collections.unmodifiableMap(new TreeMap<>(setters)), cursor[0],
+                cursor[1]);
+    }
+
     private static Map<Integer, Object> nonNull(Map<Integer, Object> values) {
         Map<Integer, Object> copy = new TreeMap<>();
         values.forEach((k, v) -> copy.put(k, v == null ? NULL : v));
-        return copy;
+        return Collections.unmodifiableMap(copy);
     }
 
     /** Stands for a bound SQL NULL in {@link Execution#values()}. */
