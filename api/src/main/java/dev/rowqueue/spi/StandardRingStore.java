@@ -129,6 +129,10 @@ public class StandardRingStore implements RingStore {
      * @throws SequenceExhaustedException if the numbers would pass {@link Long#MAX_VALUE}
      */
     protected long bumpHead(Connection c, String group, int n) throws SQLException {
+        return portableBumpHead(c, group, n);
+    }
+
+    private long portableBumpHead(Connection c, String group, int n) throws SQLException {
         for (int attempt = 0; attempt < 5; attempt++) {
             int updated;
             try (PreparedStatement ps = headUpdate.prepare(c)) {
@@ -161,6 +165,28 @@ public class StandardRingStore implements RingStore {
         }
         throw new IllegalStateException("head row of group '" + group + "' in " + t.heads()
                 + " neither updatable nor insertable");
+    }
+
+    /**
+     * Bumps the head row with one statement of the dialect's that returns the new last sequence number (a data
+     * change table reference, {@code RETURNING}, ...), with parameters {@code :n}, {@code :grp} and {@code :max}
+     * ({@code Long.MAX_VALUE - n}). No row means the group is new or its numbers are exhausted: the portable path
+     * ({@link #bumpHead}) then creates the head row or tells which.
+     *
+     * @param c     a connection in a transaction
+     * @param bump  the statement
+     * @param group the group
+     * @param n     how many numbers to take
+     * @return the new last sequence number
+     * @throws SQLException from the driver
+     */
+    protected long bumpHeadWith(Connection c, Sql bump, String group, int n) throws SQLException {
+        OptionalLong last;
+        try (PreparedStatement ps = bump.prepare(c)) {
+            dialect.bind(bump, ps).set("n", n).set("grp", group).set("max", Long.MAX_VALUE - n).done();
+            last = Jdbc.firstLong(ps);
+        }
+        return last.isPresent() ? last.getAsLong() : portableBumpHead(c, group, n);
     }
 
     /**
@@ -285,7 +311,7 @@ public class StandardRingStore implements RingStore {
             List<String> groups = new ArrayList<>();
             try (PreparedStatement ps = distinctGroups.prepare(c); ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    groups.add(rs.getString(1));
+                    groups.add(dialect.readKey(rs, 1));
                 }
             }
             return groups;

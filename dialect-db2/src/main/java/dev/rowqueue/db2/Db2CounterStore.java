@@ -9,11 +9,8 @@ import dev.rowqueue.spi.StandardCounterStore;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalLong;
 
 /**
@@ -30,7 +27,6 @@ final class Db2CounterStore extends StandardCounterStore {
     private final Sql add;
     private final Sql create;
     private final Sql set;
-    private final Sql all;
 
     Db2CounterStore(Db2Dialect dialect, CounterTable table) {
         super(dialect, table);
@@ -42,12 +38,11 @@ final class Db2CounterStore extends StandardCounterStore {
                 + " CAST(:value AS BIGINT))) AS s (k, v) ON c.counter_key = s.k"
                 + " WHEN MATCHED THEN UPDATE SET counter_value = s.v"
                 + " WHEN NOT MATCHED THEN INSERT (counter_key, counter_value) VALUES (s.k, s.v)");
-        all = Sql.of("SELECT counter_key, counter_value FROM " + t.table());
     }
 
     /** @return the statements this store renders, for tests */
     List<Sql> statements() {
-        return List.of(add, create, set, all);
+        return List.of(add, create, set);
     }
 
     @Override
@@ -82,26 +77,6 @@ final class Db2CounterStore extends StandardCounterStore {
 
     @Override
     public SqlOp<Void> set(String key, long value) {
-        return SqlOp.statement((SqlOp<Void>) c -> {
-            try (PreparedStatement ps = set.prepare(c)) {
-                dialect.bind(set, ps).set("key", key).set("value", value).done();
-                ps.executeUpdate();
-                return null;
-            }
-        }).retryingDuplicateKey();
-    }
-
-    /** Keys are stored as bytes ({@link Db2Keys}). */
-    @Override
-    public SqlOp<Map<String, Long>> all() {
-        return SqlOp.read(c -> {
-            Map<String, Long> values = new HashMap<>();
-            try (PreparedStatement ps = all.prepare(c); ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    values.put(Db2Keys.decode(rs.getBytes(1)), rs.getLong(2));
-                }
-            }
-            return values;
-        });
+        return setWith(set, key, value);
     }
 }

@@ -17,6 +17,7 @@ import dev.rowqueue.spi.WorkTables;
 import java.net.ConnectException;
 import java.net.UnknownHostException;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -121,6 +122,12 @@ public class Db2Dialect extends Dialect {
             }
         }
         return super.bind(sql, keys.isEmpty() ? ps : Db2Keys.encoding(ps, keys));
+    }
+
+    /** Keys are stored as bytes ({@link Db2Keys}). */
+    @Override
+    public String readKey(ResultSet rs, int column) throws SQLException {
+        return Db2Keys.decode(rs.getBytes(column));
     }
 
     // ---------------------------------------------------------------- stores

@@ -1,18 +1,12 @@
 package dev.rowqueue.db2;
 
-import dev.rowqueue.spi.Jdbc;
 import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Sql;
-import dev.rowqueue.spi.SqlOp;
 import dev.rowqueue.spi.StandardRingStore;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.OptionalLong;
 
 /**
  * The safe ring on Db2: the head row is bumped and read in one statement,
@@ -25,7 +19,6 @@ final class Db2RingStore extends StandardRingStore {
 
     private final Sql bump;
     private final Sql merge;
-    private final Sql groups;
 
     Db2RingStore(Db2Dialect dialect, RingTables tables, int capacity) {
         super(dialect, tables, capacity);
@@ -38,41 +31,20 @@ final class Db2RingStore extends StandardRingStore {
                 + " WHEN MATCHED THEN UPDATE SET seq = s.seq, payload = s.payload, pushed_ms = " + now
                 + " WHEN NOT MATCHED THEN INSERT (grp, slot, seq, payload, pushed_ms)"
                 + " VALUES (s.grp, s.slot, s.seq, s.payload, " + now + ")");
-        groups = Sql.of("SELECT DISTINCT grp FROM " + t.entries());
     }
 
     /** @return the statements this store renders, for tests */
     List<Sql> statements() {
-        return List.of(bump, merge, groups);
+        return List.of(bump, merge);
     }
 
     @Override
     protected long bumpHead(Connection c, String group, int n) throws SQLException {
-        OptionalLong last;
-        try (PreparedStatement ps = bump.prepare(c)) {
-            dialect.bind(bump, ps).set("n", n).set("grp", group).set("max", Long.MAX_VALUE - n).done();
-            last = Jdbc.firstLong(ps);
-        }
-        // no row: the group is new, or its numbers are exhausted; the portable path creates or tells which
-        return last.isPresent() ? last.getAsLong() : super.bumpHead(c, group, n);
+        return bumpHeadWith(c, bump, group, n);
     }
 
     @Override
     protected void writeSlots(Connection c, String group, long firstSeq, List<String> payloads) throws SQLException {
         upsertSlots(c, merge, group, firstSeq, payloads);
-    }
-
-    /** Group names are stored as bytes ({@link Db2Keys}). */
-    @Override
-    public SqlOp<List<String>> groups() {
-        return SqlOp.read(c -> {
-            List<String> names = new ArrayList<>();
-            try (PreparedStatement ps = groups.prepare(c); ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    names.add(Db2Keys.decode(rs.getBytes(1)));
-                }
-            }
-            return names;
-        });
     }
 }

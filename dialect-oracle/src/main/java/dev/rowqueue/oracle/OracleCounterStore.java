@@ -5,7 +5,6 @@ import dev.rowqueue.spi.Sql;
 import dev.rowqueue.spi.SqlOp;
 import dev.rowqueue.spi.StandardCounterStore;
 
-import java.sql.PreparedStatement;
 import java.util.List;
 import java.util.OptionalLong;
 
@@ -48,12 +47,6 @@ final class OracleCounterStore extends StandardCounterStore {
 
     @Override
     public SqlOp<Void> set(String key, long value) {
-        return SqlOp.statement((SqlOp<Void>) c -> {
-            try (PreparedStatement ps = set.prepare(c)) {
-                dialect.bind(set, ps).set("key", key).set("value", value).done();
-                ps.executeUpdate();
-                return null;
-            }
-        }).retryingDuplicateKey();
+        return setWith(set, key, value);
     }
 }
