@@ -117,6 +117,20 @@ public abstract class Dialect {
         return sql.bind(ps).setIfPresent("now", clock().millis());
     }
 
+    /**
+     * Reads a key column (a ring group or a counter key) of a result row. Keys are bound as text through
+     * {@link #bind}; a dialect that stores them otherwise binds and reads them here. The default is
+     * {@code getString}.
+     *
+     * @param rs     a result set on a row
+     * @param column the column's 1-based index
+     * @return the key
+     * @throws SQLException from the driver
+     */
+    public String readKey(java.sql.ResultSet rs, int column) throws SQLException {
+        return rs.getString(column);
+    }
+
     // ---------------------------------------------------------------- types and DDL
 
     /** @return the type of group, key and cursor name columns */
@@ -284,6 +298,20 @@ public abstract class Dialect {
      */
     public String skipLocked() {
         return "";
+    }
+
+    /**
+     * The clauses after {@code ORDER BY} in a claim's or rotation's candidate query: limit the rows to the parameter
+     * and lock them, skipping rows locked by others. The default is {@link #limit} followed by {@link #skipLocked}.
+     * A database that cannot combine a row limit with {@code FOR UPDATE} (Oracle: ORA-02014) returns only its
+     * locking clause, without the parameter; the store then limits the rows on the cursor instead (fetch size and
+     * maximum rows), which, with {@code SKIP LOCKED}, locks only the rows fetched.
+     *
+     * @param parameter the name of a parameter holding the row count
+     * @return the clauses, appended after ORDER BY
+     */
+    public String lockingLimit(String parameter) {
+        return limit(parameter) + skipLocked();
     }
 
     /** @return the name under which the driver returns the job id as a generated key */

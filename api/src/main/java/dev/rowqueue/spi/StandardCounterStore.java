@@ -123,6 +123,25 @@ public class StandardCounterStore implements CounterStore {
         });
     }
 
+    /**
+     * A {@code set} in one upsert statement of the dialect's ({@code MERGE} or equivalent) with parameters
+     * {@code :key} and {@code :value}, retried when a concurrent creator wins (a duplicate key).
+     *
+     * @param upsert the statement
+     * @param key    the counter
+     * @param value  its new value
+     * @return the operation
+     */
+    protected SqlOp<Void> setWith(Sql upsert, String key, long value) {
+        return SqlOp.statement((SqlOp<Void>) c -> {
+            try (PreparedStatement ps = upsert.prepare(c)) {
+                dialect.bind(upsert, ps).set("key", key).set("value", value).done();
+                ps.executeUpdate();
+                return null;
+            }
+        }).retryingDuplicateKey();
+    }
+
     @Override
     public SqlOp<Boolean> remove(String key) {
         return SqlOp.statement(c -> {
@@ -139,7 +158,7 @@ public class StandardCounterStore implements CounterStore {
             Map<String, Long> values = new HashMap<>();
             try (PreparedStatement ps = all.prepare(c); ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    values.put(rs.getString(1), rs.getLong(2));
+                    values.put(dialect.readKey(rs, 1), rs.getLong(2));
                 }
             }
             return values;

@@ -129,6 +129,10 @@ public class StandardRingStore implements RingStore {
      * @throws SequenceExhaustedException if the numbers would pass {@link Long#MAX_VALUE}
      */
     protected long bumpHead(Connection c, String group, int n) throws SQLException {
+        return portableBumpHead(c, group, n);
+    }
+
+    private long portableBumpHead(Connection c, String group, int n) throws SQLException {
         for (int attempt = 0; attempt < 5; attempt++) {
             int updated;
             try (PreparedStatement ps = headUpdate.prepare(c)) {
@@ -164,6 +168,28 @@ public class StandardRingStore implements RingStore {
     }
 
     /**
+     * Bumps the head row with one statement of the dialect's that returns the new last sequence number (a data
+     * change table reference, {@code RETURNING}, ...), with parameters {@code :n}, {@code :grp} and {@code :max}
+     * ({@code Long.MAX_VALUE - n}). No row means the group is new or its numbers are exhausted: the portable path
+     * ({@link #bumpHead}) then creates the head row or tells which.
+     *
+     * @param c     a connection in a transaction
+     * @param bump  the statement
+     * @param group the group
+     * @param n     how many numbers to take
+     * @return the new last sequence number
+     * @throws SQLException from the driver
+     */
+    protected long bumpHeadWith(Connection c, Sql bump, String group, int n) throws SQLException {
+        OptionalLong last;
+        try (PreparedStatement ps = bump.prepare(c)) {
+            dialect.bind(bump, ps).set("n", n).set("grp", group).set("max", Long.MAX_VALUE - n).done();
+            last = Jdbc.firstLong(ps);
+        }
+        return last.isPresent() ? last.getAsLong() : portableBumpHead(c, group, n);
+    }
+
+    /**
      * @param group the group
      * @param last  its last sequence number
      * @param n     the numbers asked for
@@ -195,6 +221,40 @@ public class StandardRingStore implements RingStore {
                             .set("payload", payloads.get(i)).done();
                     in.executeUpdate();
                 }
+            }
+        }
+    }
+
+    /**
+     * Writes payloads into their slots with an upsert of the dialect's (a {@code MERGE} or equivalent) whose
+     * parameters are {@code :grp}, {@code :slot}, {@code :seq} and {@code :payload}: one execution for one slot, one
+     * batch for several. For dialects whose {@link #writeSlots} is a single upsert per slot.
+     *
+     * @param c        a connection in a transaction, with the group's head row locked
+     * @param upsert   the upsert
+     * @param group    the group
+     * @param firstSeq the sequence number of {@code payloads.get(0)}
+     * @param payloads the payloads in order
+     * @throws SQLException from the driver
+     */
+    protected void upsertSlots(Connection c, Sql upsert, String group, long firstSeq, List<String> payloads)
+            throws SQLException {
+        int from = firstWritten(payloads.size());
+        boolean batched = payloads.size() - from > 1;
+        try (PreparedStatement ps = upsert.prepare(c)) {
+            for (int i = from; i < payloads.size(); i++) {
+                long seq = firstSeq + i;
+                Sql.Binder b = dialect.bind(upsert, ps).set("grp", group).setInt("slot", slot(seq)).set("seq", seq)
+                        .set("payload", payloads.get(i));
+                if (batched) {
+                    b.addBatch();
+                } else {
+                    b.done();
+                    ps.executeUpdate();
+                }
+            }
+            if (batched) {
+                ps.executeBatch();
             }
         }
     }
@@ -251,7 +311,7 @@ public class StandardRingStore implements RingStore {
             List<String> groups = new ArrayList<>();
             try (PreparedStatement ps = distinctGroups.prepare(c); ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    groups.add(rs.getString(1));
+                    groups.add(dialect.readKey(rs, 1));
                 }
             }
             return groups;

@@ -77,9 +77,9 @@ public class StandardWorkStore implements WorkStore {
         insert = Sql.of("INSERT INTO " + t.jobs() + " (payload, prio, state, due_ms, attempts, enqueued_ms) VALUES (:payload, :prio, "
                 + WorkTables.LIVE + ", " + now + " + :delay, 0, " + now + ")");
         String claimable = "SELECT id FROM " + t.jobs() + " WHERE " + live + " AND due_ms <= " + now;
-        candidates = Sql.of(claimable + " ORDER BY prio DESC, due_ms, id" + dialect.limit("n") + dialect.skipLocked());
-        candidatesAfter = Sql.of(claimable + " AND id > :last ORDER BY id" + dialect.limit("n") + dialect.skipLocked());
-        candidatesUpTo = Sql.of(claimable + " AND id <= :last ORDER BY id" + dialect.limit("n") + dialect.skipLocked());
+        candidates = Sql.of(claimable + " ORDER BY prio DESC, due_ms, id" + dialect.lockingLimit("n"));
+        candidatesAfter = Sql.of(claimable + " AND id > :last ORDER BY id" + dialect.lockingLimit("n"));
+        candidatesUpTo = Sql.of(claimable + " AND id <= :last ORDER BY id" + dialect.lockingLimit("n"));
         cursorLock = Sql.of("UPDATE " + t.cursors() + " SET last_id = last_id WHERE cursor_name = :cursor");
         cursorSelect = Sql.of("SELECT last_id FROM " + t.cursors() + " WHERE cursor_name = :cursor");
         cursorInsert = Sql.of("INSERT INTO " + t.cursors() + " (cursor_name, last_id) VALUES (:cursor, 0)");
@@ -209,7 +209,8 @@ public class StandardWorkStore implements WorkStore {
      *
      * @param c    a connection in a transaction
      * @param kind claim order, or rotation before or after wrapping
-     * @param n    the most ids wanted
+     * @param n    the most ids wanted: bound to {@code :n}, or, where the query has no row limit (see
+     *             {@link Dialect#lockingLimit}), set as the cursor's fetch size and maximum rows
      * @param last the rotation cursor's position (ignored for claims)
      * @return ids in the order the caller wants the jobs
      * @throws SQLException from the driver
@@ -221,7 +222,14 @@ public class StandardWorkStore implements WorkStore {
             case UP_TO -> candidatesUpTo;
         };
         try (PreparedStatement ps = sql.prepare(c)) {
-            Sql.Binder b = dialect.bind(sql, ps).setInt("n", n);
+            Sql.Binder b = dialect.bind(sql, ps);
+            if (sql.has("n")) {
+                b.setInt("n", n);
+            } else {
+                // no row limit in the SQL (see Dialect.lockingLimit): fetch, and so lock, only n rows
+                ps.setFetchSize(n);
+                ps.setMaxRows(n);
+            }
             if (sql.has("last")) {
                 b.set("last", last);
             }

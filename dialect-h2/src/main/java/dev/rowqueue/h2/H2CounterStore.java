@@ -43,12 +43,6 @@ final class H2CounterStore extends StandardCounterStore {
 
     @Override
     public SqlOp<Void> set(String key, long value) {
-        return SqlOp.statement((SqlOp<Void>) c -> {
-            try (PreparedStatement ps = set.prepare(c)) {
-                dialect.bind(set, ps).set("key", key).set("value", value).done();
-                ps.executeUpdate();
-                return null;
-            }
-        }).retryingDuplicateKey();
+        return setWith(set, key, value);
     }
 }

@@ -1,7 +1,6 @@
 package dev.rowqueue.h2;
 
 import dev.rowqueue.spi.Dialect;
-import dev.rowqueue.spi.Jdbc;
 import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Sql;
 import dev.rowqueue.spi.StandardRingStore;
@@ -10,7 +9,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.OptionalLong;
 
 /**
  * The safe ring on H2: the head row is bumped and read in one statement ({@code FINAL TABLE (UPDATE ...)}), and the
@@ -31,13 +29,7 @@ final class H2RingStore extends StandardRingStore {
 
     @Override
     protected long bumpHead(Connection c, String group, int n) throws SQLException {
-        OptionalLong last;
-        try (PreparedStatement ps = bump.prepare(c)) {
-            dialect.bind(bump, ps).set("n", n).set("grp", group).set("max", Long.MAX_VALUE - n).done();
-            last = Jdbc.firstLong(ps);
-        }
-        // no row: the group is new (created under a savepoint) or exhausted; the portable path tells which
-        return last.isPresent() ? last.getAsLong() : super.bumpHead(c, group, n);
+        return bumpHeadWith(c, bump, group, n);
     }
 
     @Override

@@ -1,0 +1,223 @@
+package dev.rowqueue.db2;
+
+import dev.rowqueue.Capability;
+import dev.rowqueue.RingOptions;
+import dev.rowqueue.spi.CounterStore;
+import dev.rowqueue.spi.CounterTable;
+import dev.rowqueue.spi.DatabaseProduct;
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.MergeSingleWriterRingStore;
+import dev.rowqueue.spi.RingStore;
+import dev.rowqueue.spi.RingTables;
+import dev.rowqueue.spi.Sql;
+import dev.rowqueue.spi.SqlErrorKind;
+import dev.rowqueue.spi.WorkStore;
+import dev.rowqueue.spi.WorkTables;
+
+import java.net.ConnectException;
+import java.net.UnknownHostException;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * IBM Db2 for Linux, UNIX and Windows, 11.5 and 12.1 (11.1 accepted with a warning), in a Unicode database (the
+ * default since 9.5).
+ *
+ * <ul>
+ *   <li>Keys are UTF-8 bytes in {@code VARCHAR(601) FOR BIT DATA} columns, with a marker byte after a trailing
+ *       blank (see {@link Db2Keys}): Db2 compares character strings blank-padded, which would make {@code 'a'} and
+ *       {@code 'a '} one key. Payloads are {@code VARCHAR(30000 OCTETS)}, every 10,000-character text fits.</li>
+ *   <li>Time: epoch milliseconds of {@code CURRENT TIMESTAMP - CURRENT TIMEZONE}: {@code CURRENT TIMESTAMP} is the
+ *       server's local time, and subtracting the server's offset from UTC gives UTC.</li>
+ *   <li>Data change table references return what a statement wrote: {@code SELECT ... FROM FINAL TABLE (UPDATE
+ *       ...)} bumps a ring's head row and increments counters; {@code FROM OLD TABLE (DELETE ...)} acks.</li>
+ *   <li>Claims: {@code SELECT ... FROM FINAL TABLE (UPDATE (SELECT ... ORDER BY ... FETCH FIRST n ROWS ONLY) SET
+ *       ...) SKIP LOCKED DATA}, one statement at cursor stability (SKIP LOCKED DATA is ignored under RR and UR;
+ *       the clause is not allowed inside the subselect).</li>
+ *   <li>SQLCODE -911 (40001, the unit of work was rolled back) is retried; -913 (57033, deadlock or timeout, not
+ *       rolled back) is rolled back by the core first, then retried.</li>
+ * </ul>
+ */
+public class Db2Dialect extends Dialect {
+
+    /** The dialect's name. */
+    public static final String NAME = "db2";
+    /** Payload length in characters: at most 3 UTF-8 bytes per Java {@code char}, 30,000 bytes. */
+    static final int MAX_PAYLOAD = 10_000;
+
+    /**
+     * @param product a Db2 LUW database, 11.1 or later
+     */
+    public Db2Dialect(DatabaseProduct product) {
+        super(product);
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return Collections.unmodifiableSet(EnumSet.of(Capability.SKIP_LOCKED, Capability.RETURNING,
+                Capability.UPSERT, Capability.DATABASE_CLOCK, Capability.SINGLE_WRITER_RING));
+    }
+
+    @Override
+    public int maxPayloadLength() {
+        return MAX_PAYLOAD;
+    }
+
+    // ---------------------------------------------------------------- time
+
+    /**
+     * Epoch milliseconds of the server's clock in UTC: days since 1970-01-01 ({@code DAYS} counts from 0001-01-01,
+     * where it is 1; 1970-01-01 is day 719163), seconds since midnight and microseconds. Db2 reads the clock once
+     * per statement, so every {@code CURRENT TIMESTAMP} in one statement agrees.
+     */
+    @Override
+    public String nowMillis() {
+        String utc = "CURRENT TIMESTAMP - CURRENT TIMEZONE";
+        return "(CAST(DAYS(" + utc + ") - 719163 AS BIGINT) * 86400000 + MIDNIGHT_SECONDS(" + utc + ") * 1000"
+                + " + MICROSECOND(CURRENT TIMESTAMP) / 1000)";
+    }
+
+    // ---------------------------------------------------------------- types and DDL
+
+    @Override
+    protected String keyType() {
+        return Db2Keys.COLUMN_TYPE;
+    }
+
+    /** Explicit OCTETS, so a database whose default string unit is CODEUNITS32 does not change the limit. */
+    @Override
+    protected String payloadType() {
+        return "VARCHAR(" + 3 * MAX_PAYLOAD + " OCTETS)";
+    }
+
+    @Override
+    protected String errorType() {
+        return "VARCHAR(" + 3 * ERROR_LENGTH + " OCTETS)";
+    }
+
+    // ---------------------------------------------------------------- binding
+
+    /**
+     * Binds {@code :now} as the base does, and makes {@code :grp}, {@code :key} and {@code :cursor} bind the key's
+     * stored bytes ({@link Db2Keys#encode}) instead of text.
+     */
+    @Override
+    public Sql.Binder bind(Sql sql, PreparedStatement ps) throws SQLException {
+        List<String> names = sql.parameters();
+        Set<Integer> keys = new HashSet<>();
+        for (int i = 0; i < names.size(); i++) {
+            if (Db2Keys.PARAMETERS.contains(names.get(i))) {
+                keys.add(i + 1);
+            }
+        }
+        return super.bind(sql, keys.isEmpty() ? ps : Db2Keys.encoding(ps, keys));
+    }
+
+    /** Keys are stored as bytes ({@link Db2Keys}). */
+    @Override
+    public String readKey(ResultSet rs, int column) throws SQLException {
+        return Db2Keys.decode(rs.getBytes(column));
+    }
+
+    // ---------------------------------------------------------------- stores
+
+    @Override
+    public RingStore ringStore(RingTables tables, RingOptions options) {
+        return switch (options.strategy()) {
+            case SAFE -> new Db2RingStore(this, tables, options.capacity());
+            case SINGLE_WRITER -> singleWriter(tables, options.capacity());
+            case TRIGGER -> throw new IllegalArgumentException(NAME + " does not offer ring strategy "
+                    + options.strategy());
+        };
+    }
+
+    /**
+     * Seed 003's single {@code MERGE}: the source reads the group's {@code MAX(seq) + 1}, the target row is slot
+     * {@code MOD(seq, capacity)}. Db2 LUW cannot select from a MERGE, so the store reads the last number afterwards;
+     * a number past {@code Long.MAX_VALUE} is an overflow (SQLCODE -802).
+     */
+    private MergeSingleWriterRingStore singleWriter(RingTables t, int capacity) {
+        String now = nowMillis();
+        return new MergeSingleWriterRingStore(this, t, capacity, Sql.of("MERGE INTO " + t.entries() + " e USING"
+                + " (SELECT CAST(:grp AS " + Db2Keys.COLUMN_TYPE + ") AS grp, COALESCE(MAX(seq), 0) + 1 AS seq FROM "
+                + t.entries() + " WHERE grp = :grp) s ON e.grp = s.grp AND e.slot = MOD(s.seq, CAST(:cap AS INTEGER))"
+                + " WHEN MATCHED THEN UPDATE SET seq = s.seq, payload = :payload, pushed_ms = " + now
+                + " WHEN NOT MATCHED THEN INSERT (grp, slot, seq, payload, pushed_ms)"
+                + " VALUES (s.grp, MOD(s.seq, CAST(:cap AS INTEGER)), s.seq, :payload, " + now + ")"));
+    }
+
+    @Override
+    public WorkStore workStore(WorkTables tables) {
+        return new Db2WorkStore(this, tables);
+    }
+
+    @Override
+    public CounterStore counterStore(CounterTable table) {
+        return new Db2CounterStore(this, table);
+    }
+
+    // ---------------------------------------------------------------- errors
+
+    /**
+     * Db2's SQLCODEs ({@link SQLException#getErrorCode()} with the JCC driver).
+     * <ul>
+     *   <li>-911 (40001): deadlock or timeout, the unit of work was rolled back: {@link SqlErrorKind#ROLLED_BACK}.
+     *   </li>
+     *   <li>-913 (57033): deadlock or timeout, nothing rolled back: {@link SqlErrorKind#LOCK_TIMEOUT}, so the core
+     *       rolls back before it retries.</li>
+     *   <li>-803 (23505) duplicate key; -601 (42710) name already exists; -204 (42704) undefined name; -802 and
+     *       -413 (22003) overflow.</li>
+     *   <li>-4499 and -30081 (communication errors): connection.</li>
+     * </ul>
+     */
+    @Override
+    protected SqlErrorKind classifyOne(SQLException e) {
+        switch (e.getErrorCode()) {
+            case -911:
+                return SqlErrorKind.ROLLED_BACK;
+            case -913:
+                return SqlErrorKind.LOCK_TIMEOUT;
+            case -803:
+                return SqlErrorKind.DUPLICATE_KEY;
+            case -601:
+                return SqlErrorKind.ALREADY_EXISTS;
+            case -204:
+                return SqlErrorKind.UNDEFINED_TABLE;
+            case -802:
+            case -413:
+                return SqlErrorKind.NUMERIC_OVERFLOW;
+            case -4499:
+            case -30081:
+                return SqlErrorKind.CONNECTION;
+            default:
+                return super.classifyOne(e);
+        }
+    }
+
+    /**
+     * JCC reports a refused connection and a socket broken mid-statement alike (SQLCODE -4499, SQLSTATE 08001), so
+     * the SQLState alone does not prove the work never reached the server. Only a connection that could not be
+     * opened (a {@link ConnectException} or {@link UnknownHostException} cause) or was already closed (08003)
+     * counts as "before sending".
+     */
+    @Override
+    public boolean failedBeforeSending(SQLException e) {
+        for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+            if (t instanceof ConnectException || t instanceof UnknownHostException) {
+                return true;
+            }
+        }
+        return "08003".equals(e.getSQLState());
+    }
+}

@@ -1,0 +1,28 @@
+package dev.rowqueue.db2;
+
+import dev.rowqueue.tck.RowQueueTck;
+import dev.rowqueue.tck.TckTarget;
+import dev.rowqueue.tck.TckTargets;
+import org.testcontainers.db2.Db2Container;
+
+/**
+ * The whole kit on Db2 Community Edition in a container (image {@code icr.io/db2_community/db2}, which runs
+ * privileged). The test accepts the image's licence explicitly ({@link Db2Container#acceptLicense()}). The
+ * container starts when the kit opens the target and stops when it closes it; subclasses carry
+ * {@code @Testcontainers(disabledWithoutDocker = true)}, so without a Docker engine JUnit disables them and the
+ * report says NOT RUN.
+ */
+abstract class Db2CommunityTck extends RowQueueTck {
+
+    /** @return the image, with a pinned tag */
+    abstract String image();
+
+    @Override
+    protected TckTarget target() {
+        Db2Container db2 = new Db2Container(image()).acceptLicense();
+        db2.start();
+        return TckTargets.of("Db2 Community Edition (Testcontainers, " + image() + ")",
+                new TckTargets.DriverManagerDataSource(db2.getJdbcUrl(), db2.getUsername(), db2.getPassword()),
+                db2::stop);
+    }
+}

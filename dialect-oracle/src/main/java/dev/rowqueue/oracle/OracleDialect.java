@@ -1,0 +1,322 @@
+package dev.rowqueue.oracle;
+
+import dev.rowqueue.Capability;
+import dev.rowqueue.RingOptions;
+import dev.rowqueue.RingStrategy;
+import dev.rowqueue.spi.CounterStore;
+import dev.rowqueue.spi.CounterTable;
+import dev.rowqueue.spi.DatabaseProduct;
+import dev.rowqueue.spi.MergeSingleWriterRingStore;
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.RingStore;
+import dev.rowqueue.spi.RingTables;
+import dev.rowqueue.spi.Sql;
+import dev.rowqueue.spi.SqlErrorKind;
+import dev.rowqueue.spi.WorkTables;
+
+import java.net.ConnectException;
+import java.sql.SQLException;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Oracle Database 19c and later (12.1 to 18 accepted with a warning; 23ai Free is the test image).
+ *
+ * <ul>
+ *   <li>Types: {@code VARCHAR2(200 CHAR)} keys, compared without blank padding (binds are VARCHAR2), so
+ *       {@code 'a'}, {@code 'a '} and {@code 'A'} are different keys; {@code NUMBER(19)} for 64-bit values, with
+ *       CHECK constraints to the range of Java's {@code long} where SQL computes them (NUMBER(19) holds up to
+ *       10<sup>19</sup>-1); payloads per {@link OraclePayload} and nullable, since Oracle stores '' as NULL.</li>
+ *   <li>Identifiers: rowqueue's names are validated lower-case identifiers of at most 30 characters with their
+ *       suffixes; they are never quoted, so Oracle folds them to upper case and every statement, the catalog and
+ *       the probes name the same objects.</li>
+ *   <li>Time: epoch milliseconds of {@code SYS_EXTRACT_UTC(SYSTIMESTAMP)}, the database's clock in UTC.</li>
+ *   <li>Ring push ({@link RingStrategy#SAFE}): a PL/SQL block bumps the head row with {@code UPDATE ... RETURNING
+ *       ... INTO}, creates a missing one with {@code INSERT} (ORA-00001 from a concurrent creator is handled in the
+ *       block by updating the row it created) and writes the slot with {@code MERGE}: one round trip for a single
+ *       payload. {@link RingStrategy#SINGLE_WRITER} is seed 003's single {@code MERGE} over a modulo slot.</li>
+ *   <li>Claim: {@code SELECT ... ORDER BY ... FOR UPDATE SKIP LOCKED} without {@code FETCH FIRST} (ORA-02014) and
+ *       without {@code ROWNUM} (applied before the skip, it returns nothing when the first row is locked): the
+ *       cursor fetches only n rows (fetch size and maximum rows), and with SKIP LOCKED only fetched rows are locked;
+ *       the jobs are then leased by id.</li>
+ *   <li>Counters: one PL/SQL block, one round trip.</li>
+ *   <li>DDL: {@code IF NOT EXISTS} from 23ai on; before, ORA-00955 (name already used) counts as "already
+ *       exists". Tables are dropped with {@code PURGE} (no recycle bin copies).</li>
+ * </ul>
+ */
+public class OracleDialect extends Dialect {
+
+    /** The dialect's name. */
+    public static final String NAME = "oracle";
+    /** The oldest release this dialect targets. */
+    static final int TARGET_MAJOR = 19;
+    /** The smallest and largest 64-bit values, as SQL literals. */
+    static final String INT64_RANGE = "BETWEEN -9223372036854775808 AND 9223372036854775807";
+
+    private static final String KEY = "VARCHAR2(" + KEY_LENGTH + " CHAR)";
+    private static final String INT64 = "NUMBER(19)";
+    private static final String INT32 = "NUMBER(10)";
+    /** The interval since the epoch, on the database's clock, in UTC. */
+    private static final String SINCE_EPOCH = "(SYS_EXTRACT_UTC(SYSTIMESTAMP) - TIMESTAMP '1970-01-01 00:00:00')";
+
+    private final OraclePayload payload;
+
+    /**
+     * @param product an Oracle database, 12.1 or later
+     * @param payload how payloads are stored
+     */
+    public OracleDialect(DatabaseProduct product, OraclePayload payload) {
+        super(product);
+        this.payload = payload;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    /** @return how payloads are stored */
+    public OraclePayload payload() {
+        return payload;
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return Collections.unmodifiableSet(EnumSet.of(Capability.SKIP_LOCKED, Capability.RETURNING,
+                Capability.UPSERT, Capability.DATABASE_CLOCK, Capability.SINGLE_WRITER_RING));
+    }
+
+    @Override
+    public int maxPayloadLength() {
+        return payload.maxLength();
+    }
+
+    // ---------------------------------------------------------------- time
+
+    /**
+     * Epoch milliseconds of {@code SYS_EXTRACT_UTC(SYSTIMESTAMP)}, from the day-to-second interval since
+     * 1970-01-01. Oracle evaluates {@code SYSTIMESTAMP} once per statement, so every use in one statement agrees.
+     */
+    @Override
+    public String nowMillis() {
+        return "(EXTRACT(DAY FROM " + SINCE_EPOCH + ") * 86400000 + EXTRACT(HOUR FROM " + SINCE_EPOCH
+                + ") * 3600000 + EXTRACT(MINUTE FROM " + SINCE_EPOCH + ") * 60000 + TRUNC(EXTRACT(SECOND FROM "
+                + SINCE_EPOCH + ") * 1000))";
+    }
+
+    // ---------------------------------------------------------------- types and DDL
+
+    @Override
+    protected String keyType() {
+        return KEY;
+    }
+
+    @Override
+    protected String payloadType() {
+        return payload.columnType();
+    }
+
+    @Override
+    protected String errorType() {
+        return "VARCHAR2(" + ERROR_LENGTH + " CHAR)";
+    }
+
+    @Override
+    protected String bigintType() {
+        return INT64;
+    }
+
+    @Override
+    protected String intType() {
+        return INT32;
+    }
+
+    @Override
+    protected String smallintType() {
+        return "NUMBER(5)";
+    }
+
+    @Override
+    protected String identityColumn() {
+        return INT64 + " GENERATED BY DEFAULT AS IDENTITY";
+    }
+
+    /** {@code CREATE TABLE/INDEX IF NOT EXISTS} came with Oracle 23ai. */
+    @Override
+    protected boolean supportsIfNotExists() {
+        return product.majorVersion() >= 23;
+    }
+
+    /** A NOT NULL 64-bit column whose values SQL computes: checked to stay in Java's {@code long} range. */
+    private static String int64(String column) {
+        return column + " " + INT64 + " NOT NULL CHECK (" + column + " " + INT64_RANGE + ")";
+    }
+
+    @Override
+    public List<String> catalogDdl() {
+        return List.of(createTable(CATALOG_TABLE, "queue_name VARCHAR2(64 CHAR) NOT NULL, kind VARCHAR2(16 CHAR)"
+                + " NOT NULL, capacity " + INT32 + " NOT NULL, strategy VARCHAR2(32 CHAR), schema_version " + INT32
+                + " NOT NULL, created_ms " + INT64 + " NOT NULL, PRIMARY KEY (queue_name)"));
+    }
+
+    @Override
+    public List<String> ringDdl(RingTables t, RingOptions options) {
+        return List.of(
+                createTable(t.entries(), "grp " + KEY + " NOT NULL, slot " + INT32 + " NOT NULL, " + int64("seq")
+                        + ", payload " + payloadType() + ", pushed_ms " + INT64 + " NOT NULL, PRIMARY KEY (grp, slot)"),
+                createIndex(t.seqIndex(), t.entries(), "grp, seq", true),
+                createTable(t.heads(), "grp " + KEY + " NOT NULL, " + int64("last_seq") + ", PRIMARY KEY (grp)"));
+    }
+
+    @Override
+    public List<String> workDdl(WorkTables t) {
+        return List.of(
+                createTable(t.jobs(), "id " + identityColumn() + ", payload " + payloadType() + ", prio " + INT32
+                        + " NOT NULL, state " + smallintType() + " NOT NULL, " + int64("due_ms") + ", attempts "
+                        + INT32 + " NOT NULL, lease_token " + INT64 + ", enqueued_ms " + INT64 + " NOT NULL,"
+                        + " last_error " + errorType() + ", PRIMARY KEY (id)"),
+                createIndex(t.claimIndex(), t.jobs(), "state, prio DESC, due_ms, id", false),
+                createTable(t.cursors(), "cursor_name " + KEY + " NOT NULL, last_id " + INT64
+                        + " NOT NULL, PRIMARY KEY (cursor_name)"));
+    }
+
+    @Override
+    public List<String> counterDdl(CounterTable t) {
+        return List.of(createTable(t.table(), "counter_key " + KEY + " NOT NULL, " + int64("counter_value")
+                + ", PRIMARY KEY (counter_key)"));
+    }
+
+    /** {@code DROP TABLE ... PURGE}: the table is gone, not kept in the recycle bin. */
+    @Override
+    public String dropTable(String table) {
+        return "DROP TABLE " + (supportsIfNotExists() ? "IF EXISTS " : "") + table + " PURGE";
+    }
+
+    /** Oracle's form: {@code ALTER TABLE ... MODIFY id GENERATED BY DEFAULT AS IDENTITY (START WITH n)}. */
+    @Override
+    public List<String> restartIdentity(WorkTables t, long nextId) {
+        return List.of("ALTER TABLE " + t.jobs() + " MODIFY id GENERATED BY DEFAULT AS IDENTITY (START WITH " + nextId
+                + ")");
+    }
+
+    // ---------------------------------------------------------------- statements
+
+    @Override
+    public String skipLocked() {
+        return " FOR UPDATE SKIP LOCKED";
+    }
+
+    /** No {@code FETCH FIRST} with {@code FOR UPDATE} (ORA-02014): the store fetches only n rows instead. */
+    @Override
+    public String lockingLimit(String parameter) {
+        return skipLocked();
+    }
+
+    /** Upper case: the driver names the column in its {@code RETURNING ... INTO}, and Oracle folds to upper case. */
+    @Override
+    public String generatedKeyColumn() {
+        return "ID";
+    }
+
+    // ---------------------------------------------------------------- stores
+
+    @Override
+    public RingStore ringStore(RingTables tables, RingOptions options) {
+        return switch (options.strategy()) {
+            case SAFE -> new OracleRingStore(this, tables, options.capacity());
+            case SINGLE_WRITER -> singleWriter(tables, options.capacity());
+            case TRIGGER -> throw new IllegalArgumentException(NAME + " does not offer ring strategy "
+                    + options.strategy());
+        };
+    }
+
+    /**
+     * Seed 003's single {@code MERGE}: the source reads the group's {@code MAX(seq) + 1}, the target row is slot
+     * {@code MOD(seq, capacity)}. Oracle's MERGE returns nothing, so the store reads the last number afterwards; a
+     * number past {@code Long.MAX_VALUE} violates the range check of {@code seq} (ORA-02290).
+     */
+    private MergeSingleWriterRingStore singleWriter(RingTables t, int capacity) {
+        String now = nowMillis();
+        return new MergeSingleWriterRingStore(this, t, capacity, Sql.of("MERGE INTO " + t.entries() + " e USING"
+                + " (SELECT :grp AS grp, NVL(MAX(seq), 0) + 1 AS seq FROM " + t.entries() + " WHERE grp = :grp) s"
+                + " ON (e.grp = s.grp AND e.slot = MOD(s.seq, :cap))"
+                + " WHEN MATCHED THEN UPDATE SET e.seq = s.seq, e.payload = :payload, e.pushed_ms = " + now
+                + " WHEN NOT MATCHED THEN INSERT (grp, slot, seq, payload, pushed_ms)"
+                + " VALUES (s.grp, MOD(s.seq, :cap), s.seq, :payload, " + now + ")"));
+    }
+
+    @Override
+    public CounterStore counterStore(CounterTable table) {
+        return new OracleCounterStore(this, table);
+    }
+
+    // ---------------------------------------------------------------- errors
+
+    /**
+     * Oracle's error numbers ({@link SQLException#getErrorCode()} is the ORA number).
+     * <ul>
+     *   <li>ORA-00060 deadlock and ORA-08177 serialization failure: Oracle undoes only the failed statement, not the
+     *       transaction; {@link SqlErrorKind#LOCK_TIMEOUT} makes the core roll back before it retries. ORA-00054
+     *       and ORA-30006 (resource busy) likewise.</li>
+     *   <li>ORA-00001 unique constraint: {@link SqlErrorKind#DUPLICATE_KEY}, retried only where the key came from a
+     *       read.</li>
+     *   <li>ORA-00955 name already used, ORA-01408 column list already indexed: already exists. ORA-00942: no such
+     *       table.</li>
+     *   <li>ORA-01438 and ORA-01426 (value too large, numeric overflow) and ORA-02290 (check constraint: rowqueue's
+     *       only check constraints keep 64-bit columns in range): numeric overflow.</li>
+     *   <li>Lost sessions (ORA-03113, -03114, -03135, -01012, -01033, -01034, -01089, -01092, -02396) and the
+     *       thin driver's own (17002 I/O error, 17008 closed connection, 17410 no more data): connection.</li>
+     * </ul>
+     */
+    @Override
+    protected SqlErrorKind classifyOne(SQLException e) {
+        switch (e.getErrorCode()) {
+            case 60:    // deadlock detected while waiting for resource
+            case 8177:  // can't serialize access for this transaction
+            case 54:    // resource busy and acquire with NOWAIT specified or timeout expired
+            case 30006: // resource busy; acquire with WAIT timeout expired
+                return SqlErrorKind.LOCK_TIMEOUT;
+            case 1:     // unique constraint violated
+                return SqlErrorKind.DUPLICATE_KEY;
+            case 955:   // name is already used by an existing object
+            case 1408:  // such column list already indexed
+                return SqlErrorKind.ALREADY_EXISTS;
+            case 942:   // table or view does not exist
+                return SqlErrorKind.UNDEFINED_TABLE;
+            case 1438:  // value larger than specified precision allowed for this column
+            case 1426:  // numeric overflow
+            case 2290:  // check constraint violated
+                return SqlErrorKind.NUMERIC_OVERFLOW;
+            case 3113: case 3114: case 3135: case 1012: case 1033: case 1034: case 1089: case 1092: case 2396:
+            case 17002: case 17008: case 17410:
+                return SqlErrorKind.CONNECTION;
+            default:
+                return super.classifyOne(e);
+        }
+    }
+
+    /**
+     * Before sending: the driver's "closed connection" (17008, raised locally) and errors reaching the listener
+     * (ORA-12500 to ORA-12599, a connection never opened). The base's SQLStates 08001/08003/08004 count too.
+     */
+    @Override
+    public boolean failedBeforeSending(SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof ConnectException) {
+                return true;
+            }
+            if (t instanceof SQLException s) {
+                int code = s.getErrorCode();
+                if (code == 17008 || (code >= 12500 && code <= 12599)) {
+                    return true;
+                }
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return super.failedBeforeSending(e);
+    }
+}
