@@ -29,8 +29,8 @@ final class QueuesCommand extends BaseCommand {
             }
             Table table = new Table("queue", "kind", "capacity", "strategy", "created", "tables", "contents");
             for (QueueInfo q : queues) {
-                table.row(q.name(), Catalog.kindName(q.kind()), q.capacity() == 0 ? null : (Object) q.capacity(),
-                        q.strategy(), q.createdAt(), String.join(", ", q.tables()), contents(db.rq(), q));
+                table.row(q.name(), Catalog.kindName(q.kind()), q.capacity() == 0 ? "" : (Object) q.capacity(),
+                        q.strategy() == null ? "" : q.strategy(), q.createdAt(), String.join(", ", q.tables()), contents(db.rq(), q));
             }
             t.print(table);
             return ExitCode.OK;
