@@ -26,7 +26,7 @@ final class DialectsCommand extends BaseCommand {
             CodeSource source = p.getClass().getProtectionDomain().getCodeSource();
             String from = source == null || source.getLocation() == null ? "" : source.getLocation().getPath();
             from = from.endsWith("/") ? from.substring(0, from.length() - 1) : from;
-            table.row(p.name(), p.priority(), p.getClass().getName(), from.substring(from.lastIndexOf('/') + 1));
+            table.row(p.name(), p.priority() == Integer.MIN_VALUE ? "fallback" : (Object) p.priority(), p.getClass().getName(), from.substring(from.lastIndexOf('/') + 1));
         }
         terminal().print(table);
         return ExitCode.OK;

@@ -99,7 +99,8 @@ final class MigrationReport {
         long rows = 0;
         for (QueueResult q : queues) {
             if (q.failure != null) {
-                table.row(q.name, Catalog.kindName(q.kind), "", null, null, null, null, t.red("FAILED"));
+                table.row(q.name, Catalog.kindName(q.kind), "", "", "", "", "",
+                        new Table.Styled("FAILED", t::red));
                 continue;
             }
             for (PartResult p : q.parts) {
@@ -107,7 +108,7 @@ final class MigrationReport {
                 String checksum = p.sourceChecksum().equals(p.targetChecksum()) ? p.sourceChecksum()
                         : p.sourceChecksum() + " / " + p.targetChecksum();
                 table.row(q.name, Catalog.kindName(q.kind), p.table(), p.copied(), p.sourceRows(), p.targetRows(),
-                        checksum, p.verified() ? t.green("OK") : t.red("MISMATCH"));
+                        checksum, p.verified() ? new Table.Styled("OK", t::green) : new Table.Styled("MISMATCH", t::red));
             }
         }
         t.print(table);

@@ -3,6 +3,7 @@ package dev.rowqueue.cli;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * A text table drawn like the mysql client's, as in the seeds' transcripts:
@@ -19,6 +20,20 @@ import java.util.List;
  * escaped so a payload cannot break the layout.
  */
 public final class Table {
+
+    /**
+     * A cell shown with a style (such as a colour) that does not count towards the column width.
+     *
+     * @param text  the text
+     * @param style adds the style, e.g. {@code terminal::green}
+     */
+    public record Styled(String text, UnaryOperator<String> style) {
+        @Override
+        public String toString() {
+            return text;
+        }
+    }
+
     private final List<String> headers;
     private final List<Object[]> rows = new ArrayList<>();
 
@@ -110,8 +125,9 @@ public final class Table {
             for (int c = 0; c < widths.length; c++) {
                 String t = texts.get(r)[c];
                 String pad = " ".repeat(widths[c] - width(t));
-                boolean number = rows.get(r)[c] instanceof Number;
-                b.append(' ').append(number ? pad + t : t + pad).append(" |");
+                Object cell = rows.get(r)[c];
+                String shown = cell instanceof Styled s ? s.style().apply(t) : t;
+                b.append(' ').append(cell instanceof Number ? pad + shown : shown + pad).append(" |");
             }
             b.append('\n');
         }

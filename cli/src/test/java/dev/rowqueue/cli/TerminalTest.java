@@ -61,4 +61,14 @@ class TerminalTest {
                 +----+---------+
                 """, t);
     }
+
+    @Test
+    void styled_cells_keep_the_columns_aligned() {
+        Terminal colour = new Terminal(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()),
+                CliEnv.of(Map.of(), false, null), Terminal.ColorMode.ALWAYS);
+        String t = new Table("result", "n").row(new Table.Styled("OK", colour::green), 1L)
+                .row(new Table.Styled("MISMATCH", colour::red), 22L).render(null);
+        assertTrue(t.contains("| \u001b[1;32mOK\u001b[0m       |  1 |"), t);
+        assertTrue(t.contains("| \u001b[1;31mMISMATCH\u001b[0m | 22 |"), t);
+    }
 }
