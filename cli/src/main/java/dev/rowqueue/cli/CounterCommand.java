@@ -2,7 +2,6 @@ package dev.rowqueue.cli;
 
 import dev.rowqueue.Counters;
 import dev.rowqueue.QueueKind;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -15,15 +14,7 @@ import java.util.Map;
 /** Counters: {@code counter get|incr}. */
 @Command(name = "counter", mixinStandardHelpOptions = true, description = "Read and increment counters.",
         subcommands = {CounterCommand.Get.class, CounterCommand.Incr.class})
-final class CounterCommand implements Runnable {
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
-    }
+final class CounterCommand extends GroupCommand {
 
     /** {@code counter get}. */
     @Command(name = "get", mixinStandardHelpOptions = true,

@@ -6,7 +6,6 @@ import dev.rowqueue.RingEntry;
 import dev.rowqueue.RingOptions;
 import dev.rowqueue.RingQueue;
 import dev.rowqueue.RingStrategy;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -19,15 +18,7 @@ import java.util.Optional;
 /** Ring queue inspection: {@code ring list} and {@code ring push}. */
 @Command(name = "ring", mixinStandardHelpOptions = true, description = "Look into and push to ring queues.",
         subcommands = {RingCommand.ListEntries.class, RingCommand.Push.class})
-final class RingCommand implements Runnable {
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
-    }
+final class RingCommand extends GroupCommand {
 
     /** {@code ring list}: groups and their entries. */
     @Command(name = "list", mixinStandardHelpOptions = true,

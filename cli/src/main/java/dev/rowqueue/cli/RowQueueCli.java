@@ -30,7 +30,7 @@ import java.sql.SQLException;
             "4:not found: no such queue (or one of another kind), no dead job with that id"},
         footer = {"%nPasswords are never options: set ROWQUEUE_PASSWORD (migrate: ROWQUEUE_FROM_PASSWORD,"
                 + " ROWQUEUE_TO_PASSWORD), or type it when asked on a terminal."})
-public final class RowQueueCli implements Runnable {
+public final class RowQueueCli extends GroupCommand {
 
     /** Environment variable holding the database password. */
     public static final String PASSWORD_ENV = "ROWQUEUE_PASSWORD";
@@ -41,9 +41,6 @@ public final class RowQueueCli implements Runnable {
             description = "auto (default: on an interactive terminal whose TERM is not dumb, unless NO_COLOR is set),"
                     + " always or never")
     Terminal.ColorMode color = Terminal.ColorMode.AUTO;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
 
     /**
      * @param env the environment (variables, terminal, password prompt)
@@ -63,11 +60,6 @@ public final class RowQueueCli implements Runnable {
      */
     Terminal terminal(CommandLine commandLine) {
         return new Terminal(commandLine.getOut(), commandLine.getErr(), env, color);
-    }
-
-    @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
     }
 
     /**

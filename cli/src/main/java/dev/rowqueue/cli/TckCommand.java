@@ -1,5 +1,6 @@
 package dev.rowqueue.cli;
 
+import dev.rowqueue.internal.DialectResolver;
 import dev.rowqueue.tck.ConfiguredTarget;
 import dev.rowqueue.tck.ConfiguredTck;
 import dev.rowqueue.tck.TckReportListener;
@@ -15,6 +16,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
@@ -45,6 +47,9 @@ final class TckCommand extends BaseCommand {
     @Override
     int run() {
         Endpoint endpoint = connection.endpoint(this);
+        if (endpoint.dialect() != null) {
+            DialectResolver.byName(List.of(), endpoint.dialect()); // an unknown name is bad usage, not a failed kit
+        }
         endpoint.check(endpoint.dataSource());
         Terminal t = terminal();
         t.println("Running the rowqueue TCK against " + endpoint.displayUrl()

@@ -5,7 +5,6 @@ import dev.rowqueue.Job;
 import dev.rowqueue.QueueKind;
 import dev.rowqueue.QueueStats;
 import dev.rowqueue.WorkQueue;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -20,15 +19,7 @@ import java.util.List;
         description = "Look into work queues, revive dead letters, enqueue jobs.",
         subcommands = {WorkCommand.Stats.class, WorkCommand.Dead.class, WorkCommand.Revive.class,
                 WorkCommand.EnqueueJobs.class})
-final class WorkCommand implements Runnable {
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
-    }
+final class WorkCommand extends GroupCommand {
 
     /** A command on one existing work queue. */
     abstract static class OnQueue extends BaseCommand {

@@ -45,6 +45,14 @@ class TckCommandTest {
     }
 
     @Test
+    void an_unknown_dialect_is_bad_usage_before_the_kit_starts(@TempDir Path out) {
+        Cli.Result r = Cli.run("tck", "--url", "jdbc:h2:mem:cli_tck_dialect", "--dialect", "sybase", "--out",
+                out.toString());
+        assertEquals(ExitCode.USAGE, r.code(), r::toString);
+        assertTrue(r.err().contains("no dialect named 'sybase'; known: h2, portable"), r.err());
+    }
+
+    @Test
     void a_url_no_driver_takes_is_a_database_error_naming_driver_jar(@TempDir Path out) {
         Cli.Result r = Cli.run("tck", "--url", "jdbc:oracle:thin:scott/tiger@//db:1521/FREEPDB1", "--out",
                 out.toString());
