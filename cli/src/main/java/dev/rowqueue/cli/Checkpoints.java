@@ -78,6 +78,32 @@ final class Checkpoints {
     }
 
     /**
+     * Tells whether another data source reaches this same table, that is, the same database and schema: a row with
+     * a random name is written here and looked for there, then removed.
+     *
+     * @param other another data source
+     * @return whether {@code other} sees this table's rows
+     * @throws SQLException if the probe row cannot be written or removed here
+     */
+    boolean sharedWith(DataSource other) throws SQLException {
+        String token = "probe-" + java.util.UUID.randomUUID();
+        start(token, "probe", "probe");
+        try {
+            Sql sql = Sql.of("SELECT COUNT(*) FROM " + TABLE + " WHERE queue_name = :queue");
+            try (Connection c = other.getConnection(); PreparedStatement ps = sql.prepare(c)) {
+                sql.bind(ps).set("queue", token).done();
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() && rs.getLong(1) > 0;
+                }
+            } catch (SQLException noSuchTable) {
+                return false;
+            }
+        } finally {
+            forget(token);
+        }
+    }
+
+    /**
      * @param queue the queue
      * @param part  the part
      * @return its checkpoint, if the migration has started it

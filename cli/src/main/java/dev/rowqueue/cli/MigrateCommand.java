@@ -106,6 +106,8 @@ final class MigrateCommand extends BaseCommand {
             MigrationReport report;
             try {
                 report = migration.run(chosen);
+            } catch (CliException e) {
+                throw e;
             } catch (SQLException | RuntimeException e) {
                 bar.close();
                 throw new CliException(ExitCode.DATABASE, "migration interrupted: " + e.getMessage()

@@ -148,6 +148,10 @@ final class Migration {
      */
     MigrationReport run(List<QueueInfo> queues) throws SQLException {
         checkpoints.ensureTable();
+        if (checkpoints.sharedWith(from.dataSource())) {
+            throw new CliException(ExitCode.USAGE, "--from and --to reach the same database and schema ("
+                    + from.endpoint().displayUrl() + ", " + to.endpoint().displayUrl() + "); nothing was copied");
+        }
         long total = 0;
         for (QueueInfo q : queues) {
             for (MigrationPart p : MigrationPart.of(q)) {

@@ -133,6 +133,22 @@ class MigrateCommandTest {
     }
 
     @Test
+    void the_same_database_under_another_url_is_refused_even_with_fresh() {
+        Endpoint from = database();
+        try (Endpoint.Opened src = from.open(true)) {
+            src.rq().ring("fruit", 5).push("basket", "apples");
+        }
+        Endpoint sameDatabase = new Endpoint(from.url().replace(";DB_CLOSE_DELAY=-1", ""), "sa", "", null,
+                java.util.Map.of());
+        Cli.Result r = migrate(from, sameDatabase, "--fresh");
+        assertEquals(ExitCode.USAGE, r.code(), r::toString);
+        assertTrue(r.err().contains("--from and --to reach the same database and schema"), r.err());
+        try (Endpoint.Opened src = from.open(false)) {
+            assertEquals(1, src.rq().ring("fruit", 5).size("basket"), "the source was not dropped");
+        }
+    }
+
+    @Test
     void bad_requests() {
         Endpoint from = database();
         Endpoint to = database();
