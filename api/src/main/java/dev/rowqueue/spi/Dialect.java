@@ -105,6 +105,20 @@ public abstract class Dialect {
         return sql.bind(ps).setIfPresent("now", clock().millis());
     }
 
+    /**
+     * Reads a key column (a ring group or a counter key) of a result row. Keys are bound as text through
+     * {@link #bind}; a dialect that stores them otherwise binds and reads them here. The default is
+     * {@code getString}.
+     *
+     * @param rs     a result set on a row
+     * @param column the column's 1-based index
+     * @return the key
+     * @throws SQLException from the driver
+     */
+    public String readKey(java.sql.ResultSet rs, int column) throws SQLException {
+        return rs.getString(column);
+    }
+
     // ---------------------------------------------------------------- types and DDL
 
     /** @return the type of group, key and cursor name columns */

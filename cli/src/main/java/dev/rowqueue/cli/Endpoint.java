@@ -1,6 +1,9 @@
 package dev.rowqueue.cli;
 
 import dev.rowqueue.RowQueues;
+import dev.rowqueue.internal.DialectResolver;
+import dev.rowqueue.spi.DatabaseProduct;
+import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.tck.ConfiguredTarget;
 import dev.rowqueue.tck.TckTargets;
 
@@ -8,6 +11,7 @@ import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -105,7 +109,23 @@ public record Endpoint(String url, String user, String password, String dialect,
             b.dialect(dialect);
         }
         options.forEach(b::dialectOption);
-        return new Opened(this, ds, b.build());
+        RowQueues rq = b.build();
+        return new Opened(this, ds, rq, dialectOf(ds, rq));
+    }
+
+    /**
+     * The dialect serving a RowQueues, as an instance of its own, for the migration's direct SQL (key columns are
+     * read and bound through it: some databases store keys as encoded bytes).
+     */
+    private Dialect dialectOf(DataSource ds, RowQueues rq) {
+        DatabaseProduct product;
+        try (Connection c = ds.getConnection()) {
+            product = DatabaseProduct.of(c.getMetaData());
+        } catch (SQLException e) {
+            throw new CliException(ExitCode.DATABASE, "cannot read the metadata of " + displayUrl() + ": "
+                    + e.getMessage(), e);
+        }
+        return DialectResolver.byName(List.of(), rq.database().dialect()).create(product, options);
     }
 
     /** Hides the password. */
@@ -120,8 +140,10 @@ public record Endpoint(String url, String user, String password, String dialect,
      * @param endpoint   where
      * @param dataSource its connections
      * @param rq         rowqueue on it
+     * @param dialect    the dialect serving it
      */
-    public record Opened(Endpoint endpoint, DataSource dataSource, RowQueues rq) implements AutoCloseable {
+    public record Opened(Endpoint endpoint, DataSource dataSource, RowQueues rq, Dialect dialect)
+            implements AutoCloseable {
         /** @return product, version and dialect, e.g. "H2 2.5.252 (dialect h2)" */
         public String describe() {
             return rq.database().productName() + " " + rq.database().productVersion() + " (dialect "

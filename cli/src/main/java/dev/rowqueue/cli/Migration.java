@@ -195,8 +195,8 @@ final class Migration {
             restartJobIds(q.name());
         }
         for (MigrationPart p : parts) {
-            MigrationPart.Checksum source = checksum(from.dataSource(), p);
-            MigrationPart.Checksum target = checksum(to.dataSource(), p);
+            MigrationPart.Checksum source = checksum(from, p);
+            MigrationPart.Checksum target = checksum(to, p);
             result.part(p.label(), p.table(), copied.get(p), source.rows(), target.rows(), source.hex(), target.hex());
         }
         return result;
@@ -259,9 +259,9 @@ final class Migration {
                 if (resume) {
                     Object key0 = cp.lastKey() != null ? cp.lastKey() : (Object) cp.lastNum();
                     Long key1 = p.keyLength() == 2 ? cp.lastNum() : null;
-                    p.bindAfter(select, query, key0, key1).done();
+                    p.bindAfter(from.dialect(), select, query, key0, key1).done();
                 } else {
-                    select.bind(query).done();
+                    from.dialect().bind(select, query).done();
                 }
                 try (ResultSet rs = query.executeQuery()) {
                     List<Object[]> batch = new ArrayList<>(options.batchSize());
@@ -269,7 +269,7 @@ final class Migration {
                     while (more) {
                         more = rs.next();
                         if (more) {
-                            batch.add(p.read(rs));
+                            batch.add(p.read(from.dialect(), rs));
                         }
                         if (batch.size() == options.batchSize() || (!more && !batch.isEmpty())) {
                             batchNo++;
@@ -296,7 +296,7 @@ final class Migration {
                             long rowsAfter, int batchNo) throws SQLException {
         try {
             for (Object[] row : batch) {
-                p.bind(insert, ps, p.transform().apply(row)).addBatch();
+                p.bind(to.dialect(), insert, ps, p.transform().apply(row)).addBatch();
             }
             ps.executeBatch();
             Object[] last = batch.get(batch.size() - 1);
@@ -348,15 +348,15 @@ final class Migration {
         }
     }
 
-    private MigrationPart.Checksum checksum(DataSource ds, MigrationPart p) throws SQLException {
+    private MigrationPart.Checksum checksum(Endpoint.Opened side, MigrationPart p) throws SQLException {
         MigrationPart.Checksum sum = new MigrationPart.Checksum();
-        try (Connection c = ds.getConnection()) {
+        try (Connection c = side.dataSource().getConnection()) {
             c.setAutoCommit(false);
             try (PreparedStatement ps = p.selectAll().prepare(c)) {
                 ps.setFetchSize(options.batchSize());
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        sum.add(p.transform().apply(p.read(rs)));
+                        sum.add(p.transform().apply(p.read(side.dialect(), rs)));
                     }
                 }
             } finally {

@@ -2,6 +2,7 @@ package dev.rowqueue.cli;
 
 import dev.rowqueue.QueueInfo;
 import dev.rowqueue.spi.CounterTable;
+import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.Jdbc;
 import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Sql;
@@ -55,6 +56,18 @@ record MigrationPart(String queue, String label, String table, List<Column> colu
      * @param type its type
      */
     record Column(String name, Type type) {
+        /**
+         * @return the column's bind parameter: key columns use the names every store binds keys under
+         *         ({@code :grp}, {@code :key}, {@code :cursor}), so a dialect that stores keys encoded (Db2) encodes
+         *         them here too
+         */
+        String param() {
+            return switch (name) {
+                case "counter_key" -> "key";
+                case "cursor_name" -> "cursor";
+                default -> name;
+            };
+        }
     }
 
     /**
@@ -126,15 +139,17 @@ record MigrationPart(String queue, String label, String table, List<Column> colu
     /**
      * The source query, in key order, after a position when resuming.
      *
-     * @param after whether to start after a key (parameters {@code :k0} and {@code :k1})
+     * @param after whether to start after a key (the first key column's parameter, and {@code :k1})
      * @return the statement
      */
     Sql select(boolean after) {
         String where = "";
         if (after) {
             String k0 = columns.get(0).name();
-            where = keyLength == 1 ? " WHERE " + k0 + " > :k0"
-                    : " WHERE " + k0 + " > :k0 OR (" + k0 + " = :k0 AND " + columns.get(1).name() + " > :k1)";
+            String p0 = ":" + columns.get(0).param();
+            where = keyLength == 1 ? " WHERE " + k0 + " > " + p0
+                    : " WHERE " + k0 + " > " + p0 + " OR (" + k0 + " = " + p0 + " AND " + columns.get(1).name()
+                    + " > :k1)";
         }
         return Sql.of("SELECT " + selectList() + " FROM " + table + where + " ORDER BY " + orderBy());
     }
@@ -160,7 +175,7 @@ record MigrationPart(String queue, String label, String table, List<Column> colu
         StringJoiner values = new StringJoiner(", ");
         for (Column c : written()) {
             names.add(c.name());
-            values.add(":" + c.name());
+            values.add(":" + c.param());
         }
         return Sql.of("INSERT INTO " + table + " (" + names + ") VALUES (" + values + ")");
     }
@@ -168,16 +183,17 @@ record MigrationPart(String queue, String label, String table, List<Column> colu
     /**
      * Reads the current row.
      *
-     * @param rs a result set of {@link #select} or {@link #selectAll}
+     * @param dialect the dialect of the database read, for key columns
+     * @param rs      a result set of {@link #select} or {@link #selectAll}
      * @return the values, normalized by type
      * @throws SQLException from the driver
      */
-    Object[] read(ResultSet rs) throws SQLException {
+    Object[] read(Dialect dialect, ResultSet rs) throws SQLException {
         Object[] row = new Object[columns.size()];
         for (int i = 0; i < row.length; i++) {
             int col = i + 1;
             row[i] = switch (columns.get(i).type()) {
-                case KEY -> rs.getString(col);
+                case KEY -> dialect.readKey(rs, col);
                 case TEXT -> Jdbc.text(rs.getString(col));
                 case OPTIONAL_TEXT -> {
                     String s = rs.getString(col);
@@ -197,20 +213,21 @@ record MigrationPart(String queue, String label, String table, List<Column> colu
     /**
      * Binds a (transformed) row to the insert.
      *
-     * @param insert the insert
-     * @param ps     a statement prepared from it
-     * @param row    the row
+     * @param dialect the target's dialect, which binds key columns
+     * @param insert  the insert
+     * @param ps      a statement prepared from it
+     * @param row     the row
      * @return the binder, with every parameter set
      * @throws SQLException from the driver
      */
-    Sql.Binder bind(Sql insert, PreparedStatement ps, Object[] row) throws SQLException {
-        Sql.Binder b = insert.bind(ps);
+    Sql.Binder bind(Dialect dialect, Sql insert, PreparedStatement ps, Object[] row) throws SQLException {
+        Sql.Binder b = dialect.bind(insert, ps);
         for (int i = 0; i < columns.size(); i++) {
             Column c = columns.get(i);
             switch (c.type()) {
-                case KEY, TEXT, OPTIONAL_TEXT -> b.set(c.name(), (String) row[i]);
-                case INT -> b.setInt(c.name(), (Integer) row[i]);
-                case LONG -> b.set(c.name(), (Long) row[i]);
+                case KEY, TEXT, OPTIONAL_TEXT -> b.set(c.param(), (String) row[i]);
+                case INT -> b.setInt(c.param(), (Integer) row[i]);
+                case LONG -> b.set(c.param(), (Long) row[i]);
                 case OPTIONAL_LONG -> {
                     // not written
                 }
@@ -222,19 +239,22 @@ record MigrationPart(String queue, String label, String table, List<Column> colu
     /**
      * Binds a key position to {@link #select(boolean) select(true)}.
      *
-     * @param select the query
-     * @param ps     a statement prepared from it
-     * @param key0   the first key column's value (String or Long)
-     * @param key1   the second key column's value, for two-column keys
+     * @param dialect the source's dialect, which binds key columns
+     * @param select  the query
+     * @param ps      a statement prepared from it
+     * @param key0    the first key column's value (String or Long)
+     * @param key1    the second key column's value, for two-column keys
      * @return the binder
      * @throws SQLException from the driver
      */
-    Sql.Binder bindAfter(Sql select, PreparedStatement ps, Object key0, Long key1) throws SQLException {
-        Sql.Binder b = select.bind(ps);
+    Sql.Binder bindAfter(Dialect dialect, Sql select, PreparedStatement ps, Object key0, Long key1)
+            throws SQLException {
+        Sql.Binder b = dialect.bind(select, ps);
+        String p0 = columns.get(0).param();
         if (key0 instanceof String s) {
-            b.set("k0", s);
+            b.set(p0, s);
         } else {
-            b.set("k0", ((Number) key0).longValue());
+            b.set(p0, ((Number) key0).longValue());
         }
         if (keyLength == 2) {
             b.setInt("k1", key1.intValue());
