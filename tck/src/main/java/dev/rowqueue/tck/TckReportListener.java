@@ -27,9 +27,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
- * Writes the compatibility report of every {@link RowQueueTck} subclass in a test run: one Markdown and one JSON file
- * per database under test, and a summary, in {@code target/rowqueue-tck/} (or the directory named by the system
- * property {@code rowqueue.tck.reportDir}). Each contract is PASSED, FAILED, SKIPPED (an optional contract whose
+ * Writes the compatibility report of every {@link RowQueueTck} subclass in a test run: one Markdown, one JSON and one
+ * self-contained HTML file per database under test, and a summary, in {@code target/rowqueue-tck/} (or the directory
+ * named by the JUnit configuration parameter or system property {@code rowqueue.tck.reportDir}, in that order). Each contract is PASSED, FAILED, SKIPPED (an optional contract whose
  * capability the dialect does not declare) or NOT RUN (the database could not be used here, e.g. no Docker engine).
  * A required contract that skips counts as a failure. Registered with the JUnit Platform through
  * {@code META-INF/services}, so it runs wherever the kit runs.
@@ -38,6 +38,8 @@ public final class TckReportListener implements TestExecutionListener {
 
     /** The report directory property. */
     public static final String REPORT_DIR = "rowqueue.tck.reportDir";
+    /** Configuration parameter: {@code true} leaves printing the summary line to the program that ran the kit. */
+    public static final String QUIET = "rowqueue.tck.quiet";
 
     /** Status of one contract. */
     public enum Status {
@@ -52,14 +54,50 @@ public final class TckReportListener implements TestExecutionListener {
     }
 
     /** What a subclass told about its database. */
-    private record Target(String name, DatabaseInfo database) {
+    record Target(String name, DatabaseInfo database) {
     }
 
     /** One contract's outcome. */
     public record Outcome(String contract, String rule, Status status, String detail, long millis) {
     }
 
+    /**
+     * The outcome of one {@link RowQueueTck} subclass in the last run that included it, as written to the report.
+     *
+     * @param testClass the subclass's fully qualified name
+     * @param verdict   PASSED, FAILED, INCOMPLETE (some contracts not run) or NOT RUN
+     * @param summary   the one-line summary printed at the end of the run
+     * @param counts    how many contracts ended in each status
+     * @param markdown  the Markdown report
+     * @param json      the JSON report
+     * @param html      the self-contained HTML report
+     */
+    public record Result(String testClass, String verdict, String summary, Map<Status, Long> counts, Path markdown,
+                         Path json, Path html) {
+        /** Copies the counts. */
+        public Result {
+            counts = Map.copyOf(counts);
+        }
+
+        /** @return whether the verdict is PASSED: every required contract held, none failed or was left out */
+        public boolean passed() {
+            return "PASSED".equals(verdict);
+        }
+    }
+
     private static final Map<String, Target> TARGETS = new ConcurrentHashMap<>();
+    private static final Map<String, Result> RESULTS = new ConcurrentHashMap<>();
+
+    /**
+     * The result of a TCK class in the last run of this JVM that included it: how a program that started the kit
+     * through the JUnit Platform Launcher (such as {@code rowqueue tck}) learns the verdict.
+     *
+     * @param tckClass a {@link RowQueueTck} subclass
+     * @return its last result, or empty if it has not run in this JVM
+     */
+    public static Optional<Result> result(Class<? extends RowQueueTck> tckClass) {
+        return Optional.ofNullable(RESULTS.get(tckClass.getName()));
+    }
 
     private TestPlan plan;
     private final Map<String, Instant> started = new ConcurrentHashMap<>();
@@ -158,16 +196,29 @@ public final class TckReportListener implements TestExecutionListener {
         if (byTarget.isEmpty()) {
             return;
         }
-        Path dir = Paths.get(System.getProperty(REPORT_DIR, "target/rowqueue-tck"));
+        Path dir = Paths.get(testPlan.getConfigurationParameters().get(REPORT_DIR)
+                .orElseGet(() -> System.getProperty(REPORT_DIR, "target/rowqueue-tck")));
         try {
             Files.createDirectories(dir);
             for (Map.Entry<String, List<TestIdentifier>> e : byTarget.entrySet()) {
                 Report report = report(e.getKey(), e.getValue());
                 String file = simpleName(e.getKey());
-                Files.writeString(dir.resolve(file + ".md"), report.markdown(), StandardCharsets.UTF_8);
-                Files.writeString(dir.resolve(file + ".json"), report.json(), StandardCharsets.UTF_8);
+                Path md = dir.resolve(file + ".md");
+                Path json = dir.resolve(file + ".json");
+                Path html = dir.resolve(file + ".html");
+                Files.writeString(md, report.markdown(), StandardCharsets.UTF_8);
+                Files.writeString(json, report.json(), StandardCharsets.UTF_8);
+                Files.writeString(html, report.html(), StandardCharsets.UTF_8);
                 Files.writeString(dir.resolve(file + ".summary"), report.summaryLine() + "\n", StandardCharsets.UTF_8);
-                System.out.println("rowqueue TCK: " + report.summaryLine());
+                Map<Status, Long> counts = new java.util.EnumMap<>(Status.class);
+                for (Status s : Status.values()) {
+                    counts.put(s, report.count(s));
+                }
+                RESULTS.put(e.getKey(), new Result(e.getKey(), report.verdict(), report.summaryLine(), counts, md,
+                        json, html));
+                if (!testPlan.getConfigurationParameters().getBoolean(QUIET).orElse(false)) {
+                    System.out.println("rowqueue TCK: " + report.summaryLine());
+                }
             }
             writeSummary(dir);
         } catch (IOException e) {
@@ -221,11 +272,18 @@ public final class TckReportListener implements TestExecutionListener {
             }
             list.add(o);
         }
-        return new Report(simpleName(className), TARGETS.get(className), list);
+        return new Report(simpleName(className), TARGETS.get(className), list, Instant.now());
     }
 
-    /** One target's report. */
-    private record Report(String className, Target target, List<Outcome> outcomes) {
+    /**
+     * One target's report.
+     *
+     * @param className the TCK class's simple name
+     * @param target    what the class said about its database, or {@code null} if it never started
+     * @param outcomes  every contract's outcome
+     * @param runAt     when the report was made
+     */
+    record Report(String className, Target target, List<Outcome> outcomes, Instant runAt) {
 
         long count(Status s) {
             return outcomes.stream().filter(o -> o.status() == s).count();
@@ -279,10 +337,8 @@ public final class TckReportListener implements TestExecutionListener {
             } else {
                 b.append("| Database | not started: ").append(reason()).append(" |\n");
             }
-            b.append("| Run at | ").append(Instant.now()).append(" |\n\n");
-            Map<String, List<Outcome>> byContract = new LinkedHashMap<>();
-            outcomes.forEach(o -> byContract.computeIfAbsent(o.contract(), k -> new ArrayList<>()).add(o));
-            for (Map.Entry<String, List<Outcome>> e : byContract.entrySet()) {
+            b.append("| Run at | ").append(runAt).append(" |\n\n");
+            for (Map.Entry<String, List<Outcome>> e : byContract().entrySet()) {
                 b.append("## ").append(e.getKey()).append("\n\n| Rule | Status | ms | Detail |\n|---|---|---|---|\n");
                 for (Outcome o : e.getValue()) {
                     b.append("| ").append(cell(o.rule())).append(" | ").append(o.status().name().replace('_', ' '))
@@ -295,6 +351,84 @@ public final class TckReportListener implements TestExecutionListener {
 
         private static String cell(String s) {
             return s.replace("|", "\\|").replace("\n", " ");
+        }
+
+        private Map<String, List<Outcome>> byContract() {
+            Map<String, List<Outcome>> byContract = new LinkedHashMap<>();
+            outcomes.forEach(o -> byContract.computeIfAbsent(o.contract(), k -> new ArrayList<>()).add(o));
+            return byContract;
+        }
+
+        /** @return one HTML page with its own style sheet, no script and no external resource */
+        String html() {
+            StringBuilder b = new StringBuilder();
+            b.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+                    .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
+                    .append("<title>rowqueue TCK: ").append(h(title())).append("</title>\n<style>\n")
+                    .append("body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;")
+                    .append("max-width:72rem;padding:0 1rem;color:#1b1f24;line-height:1.4}\n")
+                    .append("h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}\n")
+                    .append("table{border-collapse:collapse;width:100%;margin:.5rem 0}\n")
+                    .append("th,td{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-align:top}\n")
+                    .append("th{background:#f6f8fa}td.ms{text-align:right;font-variant-numeric:tabular-nums}\n")
+                    .append(".verdict{display:inline-block;font-weight:bold;font-size:1.2rem;padding:.3rem .8rem;")
+                    .append("border-radius:.3rem;color:#fff}\n")
+                    .append(".PASSED{background:#1a7f37}.FAILED{background:#cf222e}.SKIPPED{background:#9a6700}")
+                    .append(".NOT_RUN,.INCOMPLETE,.NOT-RUN{background:#57606a}\n")
+                    .append("td.status{font-weight:bold;color:#fff;white-space:nowrap}\n")
+                    .append("</style>\n</head>\n<body>\n");
+            b.append("<h1>rowqueue TCK: ").append(h(title())).append("</h1>\n");
+            b.append("<p><span class=\"verdict ").append(verdict().replace(' ', '-')).append("\">")
+                    .append(h(verdict())).append("</span> ").append(count(Status.PASSED)).append(" passed, ")
+                    .append(count(Status.FAILED)).append(" failed, ").append(count(Status.SKIPPED))
+                    .append(" skipped (optional), ").append(count(Status.NOT_RUN)).append(" not run</p>\n");
+            b.append("<table class=\"meta\">\n");
+            row(b, "Test class", className);
+            if (target != null) {
+                DatabaseInfo db = target.database();
+                row(b, "Target", target.name());
+                row(b, "Database", db.productName() + " " + db.productVersion());
+                row(b, "Driver", db.driver());
+                row(b, "Dialect", db.dialect());
+                row(b, "Capabilities", db.capabilities().stream().map(Enum::name).sorted()
+                        .collect(Collectors.joining(", ")));
+            } else {
+                row(b, "Database", "not started: " + reason());
+            }
+            row(b, "Run at", runAt.toString());
+            b.append("</table>\n");
+            for (Map.Entry<String, List<Outcome>> e : byContract().entrySet()) {
+                b.append("<h2>").append(h(e.getKey())).append("</h2>\n<table>\n")
+                        .append("<tr><th>Rule</th><th>Status</th><th>ms</th><th>Detail</th></tr>\n");
+                for (Outcome o : e.getValue()) {
+                    b.append("<tr><td>").append(h(o.rule())).append("</td><td class=\"status ")
+                            .append(o.status().name()).append("\">").append(o.status().name().replace('_', ' '))
+                            .append("</td><td class=\"ms\">").append(o.millis()).append("</td><td>")
+                            .append(h(o.detail())).append("</td></tr>\n");
+                }
+                b.append("</table>\n");
+            }
+            return b.append("</body>\n</html>\n").toString();
+        }
+
+        private static void row(StringBuilder b, String key, String value) {
+            b.append("<tr><th>").append(h(key)).append("</th><td>").append(h(value)).append("</td></tr>\n");
+        }
+
+        /** Escapes text for HTML element content and attribute values. */
+        static String h(String s) {
+            StringBuilder b = new StringBuilder(s.length());
+            for (char c : s.toCharArray()) {
+                switch (c) {
+                    case '&' -> b.append("&amp;");
+                    case '<' -> b.append("&lt;");
+                    case '>' -> b.append("&gt;");
+                    case '"' -> b.append("&quot;");
+                    case '\'' -> b.append("&#39;");
+                    default -> b.append(c);
+                }
+            }
+            return b.toString();
         }
 
         String json() {
@@ -311,7 +445,7 @@ public final class TckReportListener implements TestExecutionListener {
                 b.append("  \"capabilities\": [").append(db.capabilities().stream().map(Enum::name).sorted()
                         .map(Report::q).collect(Collectors.joining(", "))).append("],\n");
             }
-            b.append("  \"runAt\": ").append(q(Instant.now().toString())).append(",\n");
+            b.append("  \"runAt\": ").append(q(runAt.toString())).append(",\n");
             b.append("  \"counts\": {");
             StringBuilder counts = new StringBuilder();
             for (Status s : Status.values()) {

@@ -1,0 +1,158 @@
+package dev.rowqueue.cli;
+
+import dev.rowqueue.RowQueues;
+import dev.rowqueue.internal.DialectResolver;
+import dev.rowqueue.spi.DatabaseProduct;
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.tck.ConfiguredTarget;
+import dev.rowqueue.tck.TckTargets;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A database the command line talks to: URL, credentials and an optional forced dialect.
+ *
+ * @param url      the JDBC URL
+ * @param user     the user, or {@code null}
+ * @param password the password, or {@code null}
+ * @param dialect  a dialect to force, or {@code null} to detect one
+ * @param options  dialect options
+ */
+public record Endpoint(String url, String user, String password, String dialect, Map<String, String> options) {
+
+    /** Validates and copies. */
+    public Endpoint {
+        Objects.requireNonNull(url, "url");
+        options = Map.copyOf(options == null ? Map.of() : options);
+    }
+
+    /**
+     * Finds the password: the first of the environment variables that is set, else a prompt on the terminal when a
+     * user is given, else none.
+     *
+     * @param env          the environment
+     * @param url          the JDBC URL, for the prompt
+     * @param user         the user, or {@code null}
+     * @param environment  variable names to try, in order
+     * @return the password, or {@code null}
+     */
+    static String password(CliEnv env, String url, String user, String... environment) {
+        for (String name : environment) {
+            String value = env.getenv(name);
+            if (value != null) {
+                return value;
+            }
+        }
+        if (user == null) {
+            return null;
+        }
+        char[] typed = env.readPassword("Password for " + user + " at " + ConfiguredTarget.displayUrl(url) + ": ");
+        return typed == null ? null : new String(typed);
+    }
+
+    /** @return the URL without parameters and credentials */
+    public String displayUrl() {
+        return ConfiguredTarget.displayUrl(url);
+    }
+
+    /** @return connections through {@link DriverManager}, one per request */
+    public DataSource dataSource() {
+        return new TckTargets.DriverManagerDataSource(url, user, password);
+    }
+
+    /**
+     * Checks that the database answers, with a clear error when no driver takes the URL.
+     *
+     * @param dataSource this endpoint's data source
+     * @throws CliException with {@link ExitCode#DATABASE}
+     */
+    void check(DataSource dataSource) {
+        try (Connection c = dataSource.getConnection()) {
+            c.getMetaData();
+        } catch (SQLException e) {
+            if (!hasDriver()) {
+                throw new CliException(ExitCode.DATABASE, "no JDBC driver takes " + displayUrl() + ". The jar"
+                        + " bundles H2 (jdbc:h2:), PostgreSQL (jdbc:postgresql:) and MariaDB (jdbc:mariadb:); add"
+                        + " others, such as MySQL Connector/J, Oracle's ojdbc or IBM's db2jcc, with --driver-jar PATH",
+                        e);
+            }
+            throw new CliException(ExitCode.DATABASE, "cannot connect to " + displayUrl() + ": " + e.getMessage()
+                    + (e.getSQLState() == null ? "" : " (SQLState " + e.getSQLState() + ")"), e);
+        }
+    }
+
+    private boolean hasDriver() {
+        try {
+            return DriverManager.getDriver(url) != null;
+        } catch (SQLException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Connects and builds a {@link RowQueues}.
+     *
+     * @param createSchema whether missing queue tables may be created
+     * @return the open database
+     */
+    public Opened open(boolean createSchema) {
+        DataSource ds = dataSource();
+        check(ds);
+        RowQueues.Builder b = RowQueues.builder(ds).createSchema(createSchema);
+        if (dialect != null) {
+            b.dialect(dialect);
+        }
+        options.forEach(b::dialectOption);
+        RowQueues rq = b.build();
+        return new Opened(this, ds, rq, dialectOf(ds, rq));
+    }
+
+    /**
+     * The dialect serving a RowQueues, as an instance of its own, for the migration's direct SQL (key columns are
+     * read and bound through it: some databases store keys as encoded bytes).
+     */
+    private Dialect dialectOf(DataSource ds, RowQueues rq) {
+        DatabaseProduct product;
+        try (Connection c = ds.getConnection()) {
+            product = DatabaseProduct.of(c.getMetaData());
+        } catch (SQLException e) {
+            throw new CliException(ExitCode.DATABASE, "cannot read the metadata of " + displayUrl() + ": "
+                    + e.getMessage(), e);
+        }
+        return DialectResolver.byName(List.of(), rq.database().dialect()).create(product, options);
+    }
+
+    /** Hides the password. */
+    @Override
+    public String toString() {
+        return "Endpoint[" + displayUrl() + ", user=" + user + ", dialect=" + dialect + "]";
+    }
+
+    /**
+     * A connected endpoint.
+     *
+     * @param endpoint   where
+     * @param dataSource its connections
+     * @param rq         rowqueue on it
+     * @param dialect    the dialect serving it
+     */
+    public record Opened(Endpoint endpoint, DataSource dataSource, RowQueues rq, Dialect dialect)
+            implements AutoCloseable {
+        /** @return product, version and dialect, e.g. "H2 2.5.252 (dialect h2)" */
+        public String describe() {
+            return rq.database().productName() + " " + rq.database().productVersion() + " (dialect "
+                    + rq.database().dialect() + ")";
+        }
+
+        @Override
+        public void close() {
+            rq.close();
+        }
+    }
+}

@@ -1,0 +1,327 @@
+package dev.rowqueue.cli;
+
+import dev.rowqueue.QueueInfo;
+import dev.rowqueue.spi.CounterTable;
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.Jdbc;
+import dev.rowqueue.spi.RingTables;
+import dev.rowqueue.spi.Sql;
+import dev.rowqueue.spi.WorkTables;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.StringJoiner;
+import java.util.function.UnaryOperator;
+
+/**
+ * One table of a queue as the migration moves it: its columns (identical on every database, see {@link RingTables},
+ * {@link WorkTables}, {@link CounterTable}), its key (the first one or two columns, read in key order on the source),
+ * and how a source row becomes a target row. Rows are read and written with plain {@code SELECT} and {@code INSERT}
+ * and bind parameters, so any two databases rowqueue supports can exchange them.
+ *
+ * @param queue     the queue name
+ * @param label     the part's name in checkpoints and reports ("entries", "heads", "jobs", "cursors", "counters")
+ * @param table     the table
+ * @param columns   every column, key columns first
+ * @param keyLength how many leading columns form the primary key (1 or 2)
+ * @param transform turns a source row into the row the target gets (a copy; the argument is not changed)
+ */
+record MigrationPart(String queue, String label, String table, List<Column> columns, int keyLength,
+                     UnaryOperator<Object[]> transform) {
+
+    /** How a column is read, bound and hashed. */
+    enum Type {
+        /** A non-null key string. */
+        KEY,
+        /** A payload: NULL (Oracle's empty string) reads as "". */
+        TEXT,
+        /** An optional text: NULL and "" are both absent. */
+        OPTIONAL_TEXT,
+        /** A 32-bit integer. */
+        INT,
+        /** A 64-bit integer. */
+        LONG,
+        /** An optional 64-bit integer, never written (the migration leaves it NULL on the target). */
+        OPTIONAL_LONG
+    }
+
+    /**
+     * @param name the column name
+     * @param type its type
+     */
+    record Column(String name, Type type) {
+        /**
+         * @return the column's bind parameter: key columns use the names every store binds keys under
+         *         ({@code :grp}, {@code :key}, {@code :cursor}), so a dialect that stores keys encoded (Db2) encodes
+         *         them here too
+         */
+        String param() {
+            return switch (name) {
+                case "counter_key" -> "key";
+                case "cursor_name" -> "cursor";
+                default -> name;
+            };
+        }
+    }
+
+    /**
+     * The parts of a queue, in copy order.
+     *
+     * @param info the queue's catalog entry on the source
+     * @return its tables as parts
+     */
+    static List<MigrationPart> of(QueueInfo info) {
+        String q = info.name();
+        return switch (info.kind()) {
+            case RING -> {
+                RingTables t = RingTables.of(q);
+                yield List.of(
+                        new MigrationPart(q, "heads", t.heads(), List.of(new Column("grp", Type.KEY),
+                                new Column("last_seq", Type.LONG)), 1, UnaryOperator.identity()),
+                        new MigrationPart(q, "entries", t.entries(), List.of(new Column("grp", Type.KEY),
+                                new Column("slot", Type.INT), new Column("seq", Type.LONG),
+                                new Column("payload", Type.TEXT), new Column("pushed_ms", Type.LONG)), 2,
+                                UnaryOperator.identity()));
+            }
+            case WORK -> {
+                WorkTables t = WorkTables.of(q);
+                yield List.of(
+                        new MigrationPart(q, "jobs", t.jobs(), List.of(new Column("id", Type.LONG),
+                                new Column("payload", Type.TEXT), new Column("prio", Type.INT),
+                                new Column("state", Type.INT), new Column("due_ms", Type.LONG),
+                                new Column("attempts", Type.INT), new Column("lease_token", Type.OPTIONAL_LONG),
+                                new Column("enqueued_ms", Type.LONG), new Column("last_error", Type.OPTIONAL_TEXT)),
+                                1, MigrationPart::unlease),
+                        new MigrationPart(q, "cursors", t.cursors(), List.of(new Column("cursor_name", Type.KEY),
+                                new Column("last_id", Type.LONG)), 1, UnaryOperator.identity()));
+            }
+            case COUNTERS -> List.of(new MigrationPart(q, "counters", CounterTable.of(q).table(),
+                    List.of(new Column("counter_key", Type.KEY), new Column("counter_value", Type.LONG)), 1,
+                    UnaryOperator.identity()));
+        };
+    }
+
+    /**
+     * A leased job (active or expired lease) arrives ready: no lease token, due at its enqueue time, attempts as
+     * they were. Nothing on the target holds its lease.
+     */
+    private static Object[] unlease(Object[] row) {
+        Object[] copy = row.clone();
+        if (copy[6] != null) {
+            copy[6] = null;
+            copy[4] = copy[7];
+        }
+        return copy;
+    }
+
+    /** @return the columns in a select list */
+    String selectList() {
+        StringJoiner j = new StringJoiner(", ");
+        columns.forEach(c -> j.add(c.name()));
+        return j.toString();
+    }
+
+    /** @return the key columns in an ORDER BY list */
+    String orderBy() {
+        StringJoiner j = new StringJoiner(", ");
+        for (int i = 0; i < keyLength; i++) {
+            j.add(columns.get(i).name());
+        }
+        return j.toString();
+    }
+
+    /**
+     * The source query, in key order, after a position when resuming.
+     *
+     * @param after whether to start after a key (the first key column's parameter, and {@code :k1})
+     * @return the statement
+     */
+    Sql select(boolean after) {
+        String where = "";
+        if (after) {
+            String k0 = columns.get(0).name();
+            String p0 = ":" + columns.get(0).param();
+            where = keyLength == 1 ? " WHERE " + k0 + " > " + p0
+                    : " WHERE " + k0 + " > " + p0 + " OR (" + k0 + " = " + p0 + " AND " + columns.get(1).name()
+                    + " > :k1)";
+        }
+        return Sql.of("SELECT " + selectList() + " FROM " + table + where + " ORDER BY " + orderBy());
+    }
+
+    /** @return the query reading every row, in any order, for the checksum */
+    Sql selectAll() {
+        return Sql.of("SELECT " + selectList() + " FROM " + table);
+    }
+
+    /** @return a row count query */
+    Sql count() {
+        return Sql.of("SELECT COUNT(*) FROM " + table);
+    }
+
+    /** @return the columns the target insert writes (optional longs stay NULL) */
+    List<Column> written() {
+        return columns.stream().filter(c -> c.type() != Type.OPTIONAL_LONG).toList();
+    }
+
+    /** @return the target insert */
+    Sql insert() {
+        StringJoiner names = new StringJoiner(", ");
+        StringJoiner values = new StringJoiner(", ");
+        for (Column c : written()) {
+            names.add(c.name());
+            values.add(":" + c.param());
+        }
+        return Sql.of("INSERT INTO " + table + " (" + names + ") VALUES (" + values + ")");
+    }
+
+    /**
+     * Reads the current row.
+     *
+     * @param dialect the dialect of the database read, for key columns
+     * @param rs      a result set of {@link #select} or {@link #selectAll}
+     * @return the values, normalized by type
+     * @throws SQLException from the driver
+     */
+    Object[] read(Dialect dialect, ResultSet rs) throws SQLException {
+        Object[] row = new Object[columns.size()];
+        for (int i = 0; i < row.length; i++) {
+            int col = i + 1;
+            row[i] = switch (columns.get(i).type()) {
+                case KEY -> dialect.readKey(rs, col);
+                case TEXT -> Jdbc.text(rs.getString(col));
+                case OPTIONAL_TEXT -> {
+                    String s = rs.getString(col);
+                    yield s == null || s.isEmpty() ? null : s;
+                }
+                case INT -> rs.getInt(col);
+                case LONG -> rs.getLong(col);
+                case OPTIONAL_LONG -> {
+                    long v = rs.getLong(col);
+                    yield rs.wasNull() ? null : (Object) v;
+                }
+            };
+        }
+        return row;
+    }
+
+    /**
+     * Binds a (transformed) row to the insert.
+     *
+     * @param dialect the target's dialect, which binds key columns
+     * @param insert  the insert
+     * @param ps      a statement prepared from it
+     * @param row     the row
+     * @return the binder, with every parameter set
+     * @throws SQLException from the driver
+     */
+    Sql.Binder bind(Dialect dialect, Sql insert, PreparedStatement ps, Object[] row) throws SQLException {
+        Sql.Binder b = dialect.bind(insert, ps);
+        for (int i = 0; i < columns.size(); i++) {
+            Column c = columns.get(i);
+            switch (c.type()) {
+                case KEY, TEXT, OPTIONAL_TEXT -> b.set(c.param(), (String) row[i]);
+                case INT -> b.setInt(c.param(), (Integer) row[i]);
+                case LONG -> b.set(c.param(), (Long) row[i]);
+                case OPTIONAL_LONG -> {
+                    // not written
+                }
+            }
+        }
+        return b;
+    }
+
+    /**
+     * Binds a key position to {@link #select(boolean) select(true)}.
+     *
+     * @param dialect the source's dialect, which binds key columns
+     * @param select  the query
+     * @param ps      a statement prepared from it
+     * @param key0    the first key column's value (String or Long)
+     * @param key1    the second key column's value, for two-column keys
+     * @return the binder
+     * @throws SQLException from the driver
+     */
+    Sql.Binder bindAfter(Dialect dialect, Sql select, PreparedStatement ps, Object key0, Long key1)
+            throws SQLException {
+        Sql.Binder b = dialect.bind(select, ps);
+        String p0 = columns.get(0).param();
+        if (key0 instanceof String s) {
+            b.set(p0, s);
+        } else {
+            b.set(p0, ((Number) key0).longValue());
+        }
+        if (keyLength == 2) {
+            b.setInt("k1", key1.intValue());
+        }
+        return b;
+    }
+
+    /** An order-independent checksum: the sum of every row's 64-bit hash, and the row count. */
+    static final class Checksum {
+        private final MessageDigest digest;
+        private long sum;
+        private long rows;
+
+        Checksum() {
+            try {
+                digest = MessageDigest.getInstance("SHA-256");
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
+            }
+        }
+
+        /**
+         * Adds a row: each value with its type and length, so no two different rows share a text form.
+         *
+         * @param row the (transformed) row
+         */
+        void add(Object[] row) {
+            StringBuilder b = new StringBuilder();
+            for (Object v : row) {
+                if (v == null) {
+                    b.append("N;");
+                } else {
+                    String s = v.toString();
+                    b.append(v instanceof String ? 'S' : 'L').append(s.length()).append(':').append(s).append(';');
+                }
+            }
+            byte[] h = digest.digest(b.toString().getBytes(StandardCharsets.UTF_8));
+            long x = 0;
+            for (int i = 0; i < 8; i++) {
+                x = (x << 8) | (h[i] & 0xff);
+            }
+            sum += x;
+            rows++;
+        }
+
+        /** @return how many rows were added */
+        long rows() {
+            return rows;
+        }
+
+        /** @return the checksum as 16 hexadecimal digits */
+        String hex() {
+            return String.format("%016x", sum);
+        }
+    }
+
+    /**
+     * A checkpoint position: the last key copied.
+     *
+     * @param row a row
+     * @return its key values
+     */
+    List<Object> key(Object[] row) {
+        List<Object> key = new ArrayList<>(keyLength);
+        for (int i = 0; i < keyLength; i++) {
+            key.add(row[i]);
+        }
+        return key;
+    }
+}

@@ -1,0 +1,143 @@
+package dev.rowqueue.cli;
+
+import dev.rowqueue.RingOptions;
+import dev.rowqueue.RingStrategy;
+import dev.rowqueue.SchemaScripts;
+import dev.rowqueue.internal.DefaultSchemaScripts;
+import dev.rowqueue.internal.DialectResolver;
+import dev.rowqueue.spi.DatabaseProduct;
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.DialectProvider;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Prints a queue's DDL for a dialect without connecting to a database. */
+@Command(name = "schema",
+        description = "Prints the DDL of a queue for a dialect, without a database connection, for migration tools"
+                + " such as Flyway or Liquibase (then build RowQueues with createSchema(false)).")
+final class SchemaCommand extends BaseCommand {
+
+    /** Product names and versions assumed for well-known dialect names when --product or --version is absent. */
+    static final Map<String, String[]> ASSUMED = Map.ofEntries(
+            Map.entry("h2", new String[] {"H2", "2.3"}),
+            Map.entry("postgresql", new String[] {"PostgreSQL", "17.0"}),
+            Map.entry("postgres", new String[] {"PostgreSQL", "17.0"}),
+            Map.entry("mysql", new String[] {"MySQL", "8.4"}),
+            Map.entry("mariadb", new String[] {"MariaDB", "11.4"}),
+            Map.entry("oracle", new String[] {"Oracle", "23.0"}),
+            Map.entry("db2", new String[] {"DB2/LINUXX8664", "12.1"}),
+            Map.entry("portable", new String[] {"SQL", "1.0"}));
+
+    private static final Pattern VERSION = Pattern.compile("(\\d+)(?:\\.(\\d+))?.*");
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help message and exit.")
+    boolean help;
+
+    @Option(names = "--dialect", required = true, paramLabel = "NAME",
+            description = "the dialect whose DDL to print (see 'rowqueue dialects')")
+    String dialect;
+
+    @Option(names = "--version", paramLabel = "X.Y",
+            description = "the database version to assume, for version-gated DDL (default: a current release)")
+    String version;
+
+    @Option(names = "--product", paramLabel = "NAME",
+            description = "the database product name to assume (default: the one the dialect serves)")
+    String product;
+
+    @Option(names = "--no-catalog", negatable = false,
+            description = "leave out the catalog table rowqueue_catalog (needed once per database)")
+    boolean noCatalog;
+
+    @Option(names = "--driver-jar", paramLabel = "PATH", description = "a jar with a dialect module to load")
+    List<Path> driverJars = new ArrayList<>();
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    Queue queue;
+
+    /** Exactly one queue. */
+    static final class Queue {
+        @ArgGroup(exclusive = false)
+        Ring ring;
+
+        @Option(names = "--work", paramLabel = "T", description = "a work queue")
+        String work;
+
+        @Option(names = "--counters", paramLabel = "T", description = "a counters table")
+        String counters;
+    }
+
+    /** A ring and its options. */
+    static final class Ring {
+        @Option(names = "--ring", required = true, paramLabel = "T", description = "a ring queue")
+        String name;
+
+        @Option(names = "--capacity", required = true, paramLabel = "N", description = "the ring's capacity")
+        int capacity;
+
+        @Option(names = "--strategy", paramLabel = "S", defaultValue = "SAFE",
+                description = "SAFE (default), SINGLE_WRITER or TRIGGER, where the dialect offers it")
+        RingStrategy strategy;
+    }
+
+    @Override
+    int run() {
+        useDriverJars(driverJars);
+        DialectProvider provider = DialectResolver.byName(List.of(), dialect);
+        String[] assumed = ASSUMED.get(provider.name().toLowerCase(Locale.ROOT));
+        String productName = product != null ? product : assumed != null ? assumed[0] : provider.name();
+        String v = version != null ? version : assumed != null ? assumed[1] : null;
+        if (v == null) {
+            throw new IllegalArgumentException("dialect '" + provider.name() + "' has no assumed version here: give"
+                    + " --version X.Y (and --product NAME if it checks the product name)");
+        }
+        Matcher m = VERSION.matcher(v.trim());
+        if (!m.matches()) {
+            throw new IllegalArgumentException("--version must look like 16 or 16.4, got '" + v + "'");
+        }
+        int major = Integer.parseInt(m.group(1));
+        int minor = m.group(2) == null ? 0 : Integer.parseInt(m.group(2));
+        DatabaseProduct assumedProduct = DatabaseProduct.assumed(productName, major, minor);
+        if (!provider.supports(assumedProduct)) {
+            terminal().err().println("rowqueue: schema: note: dialect '" + provider.name() + "' does not recognise "
+                    + assumedProduct.describe() + "; printing its DDL anyway");
+        }
+        Dialect d = provider.create(assumedProduct, new LinkedHashMap<>());
+        SchemaScripts scripts = new DefaultSchemaScripts(d);
+        List<String> statements = new ArrayList<>();
+        String what;
+        if (queue.ring != null) {
+            statements.addAll(scripts.ring(queue.ring.name, new RingOptions(queue.ring.capacity,
+                    queue.ring.strategy)));
+            what = "ring " + queue.ring.name.toLowerCase(Locale.ROOT) + " (capacity " + queue.ring.capacity
+                    + ", strategy " + queue.ring.strategy + ")";
+        } else if (queue.work != null) {
+            statements.addAll(scripts.workQueue(queue.work));
+            what = "work queue " + queue.work.toLowerCase(Locale.ROOT);
+        } else {
+            statements.addAll(scripts.counters(queue.counters));
+            what = "counters " + queue.counters.toLowerCase(Locale.ROOT);
+        }
+        StringBuilder b = new StringBuilder();
+        b.append("-- rowqueue DDL for ").append(what).append(", dialect ").append(d.name()).append(", assuming ")
+                .append(assumedProduct.describe()).append('\n');
+        if (!noCatalog) {
+            b.append("-- the catalog (once per database; rowqueue registers each queue in it on first use)\n")
+                    .append(scripts.script(scripts.catalog()));
+        }
+        b.append("-- the ").append(what).append('\n').append(scripts.script(statements));
+        terminal().out().print(b);
+        terminal().out().flush();
+        return ExitCode.OK;
+    }
+}

@@ -1,0 +1,109 @@
+package dev.rowqueue.cli;
+
+import dev.rowqueue.internal.DialectResolver;
+import dev.rowqueue.tck.ConfiguredTarget;
+import dev.rowqueue.tck.ConfiguredTck;
+import dev.rowqueue.tck.TckReportListener;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.launcher.Launcher;
+import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.TestPlan;
+import org.junit.platform.launcher.core.LauncherFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+import static org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder.request;
+
+/**
+ * Runs the whole compatibility kit against a database given by URL, through the JUnit Platform Launcher, and writes
+ * the report as Markdown, JSON and HTML.
+ */
+@Command(name = "tck", mixinStandardHelpOptions = true,
+        description = "Runs the whole rowqueue compatibility kit (every contract) against a database reachable by"
+                + " JDBC and writes the report as Markdown, JSON and a self-contained HTML page. Exit code 0 only"
+                + " when the verdict is PASSED. The kit creates and drops its own tables (names starting tck_);"
+                + " use a scratch database or schema.")
+final class TckCommand extends BaseCommand {
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @Option(names = "--out", paramLabel = "DIR", defaultValue = "rowqueue-tck-report",
+            description = "where the report goes (default: ${DEFAULT-VALUE})")
+    Path out;
+
+    @Option(names = "--name", paramLabel = "NAME",
+            description = "the database's name in the report (default: the URL without parameters)")
+    String name;
+
+    @Override
+    int run() {
+        Endpoint endpoint = connection.endpoint(this);
+        if (endpoint.dialect() != null) {
+            DialectResolver.byName(List.of(), endpoint.dialect()); // an unknown name is bad usage, not a failed kit
+        }
+        endpoint.check(endpoint.dataSource());
+        Terminal t = terminal();
+        t.println("Running the rowqueue TCK against " + endpoint.displayUrl()
+                + (endpoint.dialect() == null ? "" : " with dialect " + endpoint.dialect()) + " ...");
+        ConfiguredTarget.use(new ConfiguredTarget.Settings(name, endpoint.url(), endpoint.user(),
+                endpoint.password(), endpoint.dialect(), endpoint.options()));
+        try {
+            LauncherDiscoveryRequest request = request()
+                    .selectors(selectClass(ConfiguredTck.class))
+                    .configurationParameter(TckReportListener.REPORT_DIR, out.toAbsolutePath().toString())
+                    .configurationParameter(TckReportListener.QUIET, "true")
+                    .build();
+            Launcher launcher = LauncherFactory.create();
+            try (Terminal.ProgressBar bar = t.progress("TCK", 0)) {
+                launcher.execute(request, new Progress(bar));
+            }
+        } finally {
+            ConfiguredTarget.use(null);
+        }
+        TckReportListener.Result result = TckReportListener.result(ConfiguredTck.class).orElseThrow(
+                () -> new CliException(ExitCode.FAILED, "the kit ran but wrote no report"));
+        String summary = result.summary();
+        String verdict = result.verdict();
+        t.println(t.verdict(verdict) + summary.substring(Math.min(summary.length(), verdict.length())));
+        t.println("Report: " + result.html() + "\n        " + result.markdown() + "\n        " + result.json());
+        return result.passed() ? ExitCode.OK : ExitCode.FAILED;
+    }
+
+    /** Draws the progress bar as contracts finish. */
+    private static final class Progress implements TestExecutionListener {
+        private final Terminal.ProgressBar bar;
+        private final AtomicLong done = new AtomicLong();
+
+        Progress(Terminal.ProgressBar bar) {
+            this.bar = bar;
+        }
+
+        @Override
+        public void testPlanExecutionStarted(TestPlan plan) {
+            bar.total(plan.countTestIdentifiers(TestIdentifier::isTest));
+        }
+
+        @Override
+        public void executionSkipped(TestIdentifier id, String reason) {
+            if (id.isTest()) {
+                bar.update(done.incrementAndGet(), id.getDisplayName());
+            }
+        }
+
+        @Override
+        public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+            if (id.isTest()) {
+                bar.update(done.incrementAndGet(), id.getDisplayName());
+            }
+        }
+    }
+}

@@ -1,0 +1,158 @@
+package dev.rowqueue.cli;
+
+import dev.rowqueue.Enqueue;
+import dev.rowqueue.Job;
+import dev.rowqueue.QueueKind;
+import dev.rowqueue.QueueStats;
+import dev.rowqueue.WorkQueue;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Work queue inspection: {@code work stats|dead|revive|enqueue}. */
+@Command(name = "work", mixinStandardHelpOptions = true,
+        description = "Look into work queues, revive dead letters, enqueue jobs.",
+        subcommands = {WorkCommand.Stats.class, WorkCommand.Dead.class, WorkCommand.Revive.class,
+                WorkCommand.EnqueueJobs.class})
+final class WorkCommand extends GroupCommand {
+
+    /** A command on one existing work queue. */
+    abstract static class OnQueue extends BaseCommand {
+        @Mixin
+        ConnectionOptions connection;
+
+        @Parameters(index = "0", paramLabel = "QUEUE", description = "the work queue")
+        String name;
+
+        /** @return whether a missing queue may be created */
+        boolean create() {
+            return false;
+        }
+
+        @Override
+        final int run() {
+            try (Endpoint.Opened db = connection.endpoint(this).open(create())) {
+                if (!create() || Catalog.find(db.rq(), name).isPresent()) {
+                    Catalog.require(db.rq(), name, QueueKind.WORK);
+                }
+                return run(db.rq().workQueue(name));
+            }
+        }
+
+        /**
+         * @param queue the open queue
+         * @return the exit code
+         */
+        abstract int run(WorkQueue queue);
+    }
+
+    /** {@code work stats}. */
+    @Command(name = "stats", mixinStandardHelpOptions = true, description = "Counts a work queue's jobs by state.")
+    static final class Stats extends OnQueue {
+        @Override
+        int run(WorkQueue queue) {
+            QueueStats s = queue.stats();
+            terminal().println("work queue " + queue.name());
+            terminal().print(new Table("ready", "scheduled", "leased", "dead", "total")
+                    .row(s.ready(), s.scheduled(), s.leased(), s.dead(), s.total()));
+            return ExitCode.OK;
+        }
+    }
+
+    /** {@code work dead}. */
+    @Command(name = "dead", mixinStandardHelpOptions = true,
+            description = "Lists dead letters: jobs that exhausted their attempts, oldest first.")
+    static final class Dead extends OnQueue {
+        @Option(names = "--limit", paramLabel = "N", defaultValue = "100",
+                description = "at most this many (default: ${DEFAULT-VALUE}, at most 1000)")
+        int limit;
+
+        @Override
+        int run(WorkQueue queue) {
+            List<Job> dead = queue.deadLetters(limit);
+            Table table = new Table("id", "attempts", "priority", "enqueued at", "last error", "payload");
+            dead.forEach(j -> table.row(j.id(), j.attempts(), j.priority(), j.enqueuedAt(), j.lastError(),
+                    j.payload()));
+            terminal().println("work queue " + queue.name() + ": " + dead.size() + " dead"
+                    + (dead.size() == limit ? " (limit reached; see --limit)" : ""));
+            if (table.size() > 0) {
+                terminal().print(table);
+            }
+            return ExitCode.OK;
+        }
+    }
+
+    /** {@code work revive}. */
+    @Command(name = "revive", mixinStandardHelpOptions = true,
+            description = "Makes dead jobs ready again, with their attempts reset.")
+    static final class Revive extends OnQueue {
+        @Parameters(index = "1..*", arity = "0..*", paramLabel = "ID", description = "dead job ids")
+        List<Long> ids = new ArrayList<>();
+
+        @Option(names = "--all", description = "every dead job")
+        boolean all;
+
+        @Override
+        int run(WorkQueue queue) {
+            if (all == !ids.isEmpty()) {
+                throw new IllegalArgumentException("give either dead job ids or --all");
+            }
+            if (all) {
+                int n = queue.reviveAll();
+                terminal().println("revived " + n + (n == 1 ? " job" : " jobs") + " of " + queue.name());
+                return ExitCode.OK;
+            }
+            List<Long> missing = new ArrayList<>();
+            int revived = 0;
+            for (long id : ids) {
+                if (queue.revive(id)) {
+                    revived++;
+                } else {
+                    missing.add(id);
+                }
+            }
+            terminal().println("revived " + revived + (revived == 1 ? " job" : " jobs") + " of " + queue.name());
+            if (!missing.isEmpty()) {
+                throw new CliException(ExitCode.NOT_FOUND, "no dead job with id " + missing + " in " + queue.name());
+            }
+            return ExitCode.OK;
+        }
+    }
+
+    /** {@code work enqueue}. */
+    @Command(name = "enqueue", mixinStandardHelpOptions = true,
+            description = "Enqueues jobs, atomically. The queue must exist unless --create is given.")
+    static final class EnqueueJobs extends OnQueue {
+        @Parameters(index = "1..*", arity = "1..*", paramLabel = "PAYLOAD", description = "one or more payloads")
+        List<String> payloads;
+
+        @Option(names = "--priority", paramLabel = "P", defaultValue = "0",
+                description = "higher is claimed first (default: ${DEFAULT-VALUE})")
+        int priority;
+
+        @Option(names = "--delay", paramLabel = "DURATION", converter = DurationConverter.class,
+                description = "claimable only after this delay: 500ms, 30s, 5m, 2h, 1d or PT30S")
+        Duration delay = Duration.ZERO;
+
+        @Option(names = "--create", description = "create the work queue if it does not exist")
+        boolean createQueue;
+
+        @Override
+        boolean create() {
+            return createQueue;
+        }
+
+        @Override
+        int run(WorkQueue queue) {
+            List<Long> ids = queue.enqueueAll(payloads, new Enqueue(priority, delay));
+            terminal().println("enqueued " + ids.size() + (ids.size() == 1 ? " job" : " jobs") + " to "
+                    + queue.name() + ": id " + ids.get(0) + (ids.size() > 1 ? " to " + ids.get(ids.size() - 1) : ""));
+            return ExitCode.OK;
+        }
+    }
+}

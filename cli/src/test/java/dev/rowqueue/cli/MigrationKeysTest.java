@@ -1,0 +1,162 @@
+package dev.rowqueue.cli;
+
+import dev.rowqueue.RowQueues;
+import dev.rowqueue.WorkQueue;
+import dev.rowqueue.spi.DatabaseProduct;
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.DialectProvider;
+import dev.rowqueue.spi.Sql;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The migration reads and binds key columns through each side's dialect, as a dialect storing keys encoded needs
+ * (Db2 stores them as bytes): here a test dialect stores every group, counter key and cursor name as "enc:" + key.
+ */
+class MigrationKeysTest {
+
+    private static final String PREFIX = "enc:";
+
+    /** Stores keys (parameters :grp, :key, :cursor) with a prefix and strips it when reading them. */
+    static final class EncodedKeys extends Dialect {
+        EncodedKeys(DatabaseProduct product) {
+            super(product);
+        }
+
+        @Override
+        public String name() {
+            return "encoded-keys";
+        }
+
+        @Override
+        public Sql.Binder bind(Sql sql, PreparedStatement ps) throws SQLException {
+            Set<Integer> keys = new HashSet<>();
+            List<String> names = sql.parameters();
+            for (int i = 0; i < names.size(); i++) {
+                if (Set.of("grp", "key", "cursor").contains(names.get(i))) {
+                    keys.add(i + 1);
+                }
+            }
+            PreparedStatement encoding = (PreparedStatement) Proxy.newProxyInstance(getClass().getClassLoader(),
+                    new Class<?>[] {PreparedStatement.class}, (proxy, method, args) -> {
+                        if (method.getName().equals("setString") && keys.contains((Integer) args[0])) {
+                            args[1] = PREFIX + args[1];
+                        }
+                        try {
+                            return method.invoke(ps, args);
+                        } catch (InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+            return super.bind(sql, encoding);
+        }
+
+        @Override
+        public String readKey(ResultSet rs, int column) throws SQLException {
+            String stored = rs.getString(column);
+            if (!stored.startsWith(PREFIX)) {
+                throw new SQLException("not an encoded key: " + stored);
+            }
+            return stored.substring(PREFIX.length());
+        }
+    }
+
+    private final List<Endpoint.Opened> opened = new ArrayList<>();
+    private final MigrationTargets.Factory h2 = MigrationTargets.h2("H2", null);
+
+    private Endpoint.Opened open() throws SQLException {
+        Endpoint e = h2.create();
+        DialectProvider provider = new DialectProvider() {
+            @Override
+            public String name() {
+                return "encoded-keys";
+            }
+
+            @Override
+            public boolean supports(DatabaseProduct product) {
+                return false;
+            }
+
+            @Override
+            public Dialect create(DatabaseProduct product, Map<String, String> options) {
+                return new EncodedKeys(product);
+            }
+        };
+        RowQueues rq = RowQueues.builder(e.dataSource()).registerDialect(provider).dialect("encoded-keys").build();
+        DatabaseProduct product;
+        try (Connection c = e.dataSource().getConnection()) {
+            product = DatabaseProduct.of(c.getMetaData());
+        }
+        Endpoint.Opened o = new Endpoint.Opened(e, e.dataSource(), rq, new EncodedKeys(product));
+        opened.add(o);
+        return o;
+    }
+
+    @AfterEach
+    void release() {
+        opened.forEach(o -> h2.release(o.endpoint()));
+    }
+
+    private static List<String> column(Endpoint.Opened db, String sql) throws SQLException {
+        List<String> values = new ArrayList<>();
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery(sql)) {
+            while (rs.next()) {
+                values.add(rs.getString(1));
+            }
+        }
+        return values;
+    }
+
+    @Test
+    void keys_are_read_and_bound_through_the_dialects_also_when_resuming() throws Exception {
+        Endpoint.Opened from = open();
+        Endpoint.Opened to = open();
+        from.rq().ring("views", 3).pushAll("article-1", List.of("alice", "bob"));
+        from.rq().ring("views", 3).push("article-2", "carol");
+        from.rq().counters("sales").set("Bulldozer", 13);
+        WorkQueue mail = from.rq().workQueue("mail");
+        mail.enqueue("hello");
+        mail.rotate("sender", 1).forEach(mail::release);
+        assertEquals(List.of("enc:article-1", "enc:article-1", "enc:article-2"),
+                column(from, "SELECT grp FROM views ORDER BY grp, seq"), "the source stores keys encoded");
+
+        Migration crashing = new Migration(from, to, new Migration.Options(1, false), new Migration.Listener() {
+            @Override
+            public void beforeCommit(String queue, String part, int batch) throws SQLException {
+                if (part.equals("entries") && batch == 2) {
+                    throw new SQLException("simulated crash");
+                }
+            }
+        });
+        assertThrows(SQLException.class, () -> crashing.run(crashing.select(List.of())));
+
+        Migration resumed = new Migration(from, to, new Migration.Options(1, false), new Migration.Listener() {
+        });
+        MigrationReport report = resumed.run(resumed.select(List.of()));
+        assertTrue(report.verified(), "every count and checksum matches");
+        assertEquals(List.of("enc:article-1", "enc:article-1", "enc:article-2"),
+                column(to, "SELECT grp FROM views ORDER BY grp, seq"), "decoded from the source, encoded for the"
+                        + " target, once; the resumed batch started after the encoded position");
+        assertEquals(List.of("enc:article-1", "enc:article-2"), column(to, "SELECT grp FROM views_head ORDER BY grp"));
+        assertEquals(List.of("enc:Bulldozer"), column(to, "SELECT counter_key FROM sales"));
+        assertEquals(List.of("enc:sender"), column(to, "SELECT cursor_name FROM mail_rot"));
+    }
+}

@@ -1,0 +1,156 @@
+package dev.rowqueue.cli;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The databases the migration tests move queues between. {@link MigrateMatrixTest} migrates between every ordered
+ * pair of them (a database with itself only where each {@link Factory#create()} makes a separate database).
+ *
+ * <p><b>Adding PostgreSQL, MariaDB or any other database</b> (after the dialect modules are merged and listed in
+ * cli/pom.xml):
+ * <ul>
+ *   <li>an existing server needs no code: every {@code ROWQUEUE_TCK_<DB>_URL} environment variable (with optional
+ *       {@code _USER}, {@code _PASSWORD}, {@code _DIALECT}), the variables .ci/run sets for the TCK, becomes a
+ *       target, see {@link #fromEnvironment(Map)};</li>
+ *   <li>a Testcontainers database is one line in {@link #all()}: a {@link Factory} whose {@code create()} starts (or
+ *       reuses) the container and returns its endpoint, and whose {@code close()} stops it.</li>
+ * </ul>
+ * Server targets are shared by the tests: the tests use fresh queue names and drop them afterwards.
+ */
+final class MigrationTargets {
+
+    private static final Pattern SERVER_URL = Pattern.compile("ROWQUEUE_TCK_([A-Z0-9]+)_URL");
+
+    private MigrationTargets() {
+    }
+
+    /** Makes endpoints of one kind of database. */
+    interface Factory {
+        /** @return a name for test reports, e.g. "H2" or "portable on H2" */
+        String name();
+
+        /** @return an endpoint; each call to an embedded factory makes a new, empty database */
+        Endpoint create();
+
+        /** @return whether two {@link #create()} calls give two separate databases */
+        boolean separateDatabases();
+
+        /**
+         * Releases an endpoint after a test (shuts an embedded database down).
+         *
+         * @param endpoint an endpoint of {@link #create()}
+         */
+        default void release(Endpoint endpoint) {
+        }
+    }
+
+    /**
+     * Every target of this run. Add Testcontainers factories here (see the class comment).
+     *
+     * @return the factories
+     */
+    static List<Factory> all() {
+        List<Factory> all = new ArrayList<>();
+        all.add(h2("H2", null));
+        all.add(h2("portable on H2", "portable"));
+        all.addAll(fromEnvironment(System.getenv()));
+        return all;
+    }
+
+    /**
+     * A new in-memory H2 database per endpoint, optionally with a forced dialect.
+     *
+     * @param name    the report name
+     * @param dialect a dialect to force, or {@code null}
+     * @return the factory
+     */
+    static Factory h2(String name, String dialect) {
+        return new Factory() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public Endpoint create() {
+                return new Endpoint("jdbc:h2:mem:migrate_" + UUID.randomUUID().toString().replace("-", "")
+                        + ";DB_CLOSE_DELAY=-1", "sa", "", dialect, Map.of());
+            }
+
+            @Override
+            public boolean separateDatabases() {
+                return true;
+            }
+
+            @Override
+            public void release(Endpoint endpoint) {
+                try (Connection c = DriverManager.getConnection(endpoint.url(), "sa", "");
+                     Statement s = c.createStatement()) {
+                    s.execute("SHUTDOWN");
+                } catch (SQLException ignored) {
+                    // already gone
+                }
+            }
+
+            @Override
+            public String toString() {
+                return name;
+            }
+        };
+    }
+
+    /**
+     * One target per {@code ROWQUEUE_TCK_<DB>_URL} variable, e.g. {@code ROWQUEUE_TCK_POSTGRES_URL} with
+     * {@code ROWQUEUE_TCK_POSTGRES_USER} and {@code ROWQUEUE_TCK_POSTGRES_PASSWORD}.
+     *
+     * @param env the environment
+     * @return the server targets, by name
+     */
+    static List<Factory> fromEnvironment(Map<String, String> env) {
+        List<Factory> servers = new ArrayList<>();
+        for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
+            Matcher m = SERVER_URL.matcher(e.getKey());
+            if (!m.matches() || e.getValue().isBlank()) {
+                continue;
+            }
+            String db = m.group(1);
+            String prefix = "ROWQUEUE_TCK_" + db + "_";
+            Endpoint endpoint = new Endpoint(e.getValue(), env.get(prefix + "USER"), env.get(prefix + "PASSWORD"),
+                    env.get(prefix + "DIALECT"), Map.of());
+            String name = db.charAt(0) + db.substring(1).toLowerCase(Locale.ROOT) + " server";
+            servers.add(new Factory() {
+                @Override
+                public String name() {
+                    return name;
+                }
+
+                @Override
+                public Endpoint create() {
+                    return endpoint;
+                }
+
+                @Override
+                public boolean separateDatabases() {
+                    return false;
+                }
+
+                @Override
+                public String toString() {
+                    return name;
+                }
+            });
+        }
+        return servers;
+    }
+}

@@ -1,0 +1,64 @@
+package dev.rowqueue.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class TckCommandTest {
+
+    @Test
+    void runs_every_contract_against_a_jdbc_url_and_writes_markdown_json_and_html(@TempDir Path out)
+            throws Exception {
+        Cli.Result r = Cli.run("tck", "--url", "jdbc:h2:mem:cli_tck;DB_CLOSE_DELAY=-1", "--user", "sa",
+                "--name", "H2 via the command line", "--out", out.toString());
+        assertEquals(0, r.code(), r::toString);
+        String verdict = r.out().lines().filter(l -> l.startsWith("PASSED")).findFirst().orElseThrow(() -> new AssertionError(r));
+        assertTrue(verdict.contains("H2 via the command line"), verdict);
+        assertTrue(verdict.matches(".* \\d+ passed, 0 failed, 0 skipped \\(optional\\), 0 not run"), verdict);
+        assertFalse(r.out().contains("rowqueue TCK: "), "the listener leaves the verdict line to the command");
+
+        String html = Files.readString(out.resolve("ConfiguredTck.html"));
+        assertTrue(html.contains("<span class=\"verdict PASSED\">PASSED</span>"), html);
+        assertTrue(html.contains("seed 003 bananas evict apples from the five fruit queue"), "every contract");
+        assertTrue(html.contains("concurrency"), "every contract");
+        String json = Files.readString(out.resolve("ConfiguredTck.json"));
+        assertTrue(json.contains("\"verdict\": \"PASSED\""), json);
+        assertTrue(json.contains("\"dialect\": \"h2\""), json);
+        assertTrue(Files.readString(out.resolve("ConfiguredTck.md")).contains("**Verdict: PASSED**"));
+        assertTrue(Files.readString(out.resolve("summary.txt")).contains("PASSED"));
+        assertTrue(r.out().contains(out.resolve("ConfiguredTck.html").toString()), "the report's path is printed");
+    }
+
+    @Test
+    void a_database_the_kit_cannot_use_is_not_a_pass(@TempDir Path out) throws Exception {
+        Cli.Result r = Cli.run("tck", "--url", "jdbc:h2:mem:cli_tck_bad;DB_CLOSE_DELAY=-1", "--dialect-option",
+                "no.such.option=1", "--out", out.toString());
+        assertEquals(ExitCode.FAILED, r.code(), r::toString);
+        assertTrue(r.out().contains("NOT RUN"), r.out());
+        assertTrue(Files.readString(out.resolve("ConfiguredTck.json")).contains("\"verdict\": \"NOT RUN\""));
+    }
+
+    @Test
+    void an_unknown_dialect_is_bad_usage_before_the_kit_starts(@TempDir Path out) {
+        Cli.Result r = Cli.run("tck", "--url", "jdbc:h2:mem:cli_tck_dialect", "--dialect", "sybase", "--out",
+                out.toString());
+        assertEquals(ExitCode.USAGE, r.code(), r::toString);
+        assertTrue(r.err().matches("(?s).*no dialect named 'sybase'; known: h2, (.+, )?portable\\n"), r.err());
+    }
+
+    @Test
+    void a_url_no_driver_takes_is_a_database_error_naming_driver_jar(@TempDir Path out) {
+        Cli.Result r = Cli.run("tck", "--url", "jdbc:oracle:thin:scott/tiger@//db:1521/FREEPDB1", "--out",
+                out.toString());
+        assertEquals(ExitCode.DATABASE, r.code(), r::toString);
+        assertTrue(r.err().contains("no JDBC driver takes jdbc:oracle:thin:@//db:1521/FREEPDB1"), r.err());
+        assertTrue(r.err().contains("--driver-jar PATH"), r.err());
+        assertFalse(r.err().contains("tiger"), "credentials in the URL are not shown");
+    }
+}

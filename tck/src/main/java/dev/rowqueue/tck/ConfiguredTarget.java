@@ -1,0 +1,172 @@
+package dev.rowqueue.tck;
+
+import javax.sql.DataSource;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A database under test that is not written into a test class but configured at run time: by a program through
+ * {@link #use(Settings)} (the {@code rowqueue tck} command does this), or else by system properties:
+ *
+ * <table>
+ *   <caption>System properties</caption>
+ *   <tr><th>Property</th><th>Meaning</th></tr>
+ *   <tr><td>{@code rowqueue.tck.url}</td><td>the JDBC URL (required)</td></tr>
+ *   <tr><td>{@code rowqueue.tck.user}</td><td>the user (optional)</td></tr>
+ *   <tr><td>{@code rowqueue.tck.password}</td><td>the password (optional; the environment variable
+ *       {@code ROWQUEUE_PASSWORD} is read when it is absent)</td></tr>
+ *   <tr><td>{@code rowqueue.tck.dialect}</td><td>a dialect to force instead of detecting one (optional)</td></tr>
+ *   <tr><td>{@code rowqueue.tck.name}</td><td>the name in the report (optional; default: the URL without its
+ *       parameters)</td></tr>
+ * </table>
+ *
+ * <p>Connections come from {@link java.sql.DriverManager}, one per request. {@link ConfiguredTck} runs the whole kit
+ * against this target.
+ */
+public final class ConfiguredTarget implements TckTarget {
+
+    /** System property: the JDBC URL. */
+    public static final String URL = "rowqueue.tck.url";
+    /** System property: the user. */
+    public static final String USER = "rowqueue.tck.user";
+    /** System property: the password. */
+    public static final String PASSWORD = "rowqueue.tck.password";
+    /** System property: a dialect to force. */
+    public static final String DIALECT = "rowqueue.tck.dialect";
+    /** System property: the report name. */
+    public static final String NAME = "rowqueue.tck.name";
+    /** Environment variable read for the password when no setting or property gives one. */
+    public static final String PASSWORD_ENV = "ROWQUEUE_PASSWORD";
+
+    private static volatile Settings held;
+
+    private final Settings settings;
+    private final DataSource dataSource;
+
+    private ConfiguredTarget(Settings settings) {
+        this.settings = settings;
+        this.dataSource = new TckTargets.DriverManagerDataSource(settings.url(), settings.user(), settings.password());
+    }
+
+    /**
+     * What the kit should run against.
+     *
+     * @param name     the report name, or {@code null} for the URL without its parameters
+     * @param url      the JDBC URL
+     * @param user     the user, or {@code null}
+     * @param password the password, or {@code null}
+     * @param dialect  a dialect to force, or {@code null} to detect one
+     * @param options  dialect options
+     */
+    public record Settings(String name, String url, String user, String password, String dialect,
+                           Map<String, String> options) {
+        /** Validates and copies. */
+        public Settings {
+            Objects.requireNonNull(url, "url");
+            if (name == null || name.isBlank()) {
+                name = displayUrl(url);
+            }
+            options = Map.copyOf(options);
+        }
+
+        /** Hides the password in {@code toString()}. */
+        @Override
+        public String toString() {
+            return "Settings[name=" + name + ", url=" + displayUrl(url) + ", user=" + user + ", dialect=" + dialect
+                    + ", options=" + options + "]";
+        }
+    }
+
+    /**
+     * Sets the target for the next runs of {@link ConfiguredTck} in this JVM; it wins over system properties.
+     *
+     * @param settings the target, or {@code null} to fall back to system properties again
+     */
+    public static void use(Settings settings) {
+        held = settings;
+    }
+
+    /** @return whether a target is configured, by {@link #use} or by the {@value #URL} system property */
+    public static boolean isConfigured() {
+        return current().isPresent();
+    }
+
+    /** @return the configured settings: those given to {@link #use}, else those of the system properties */
+    public static Optional<Settings> current() {
+        Settings s = held;
+        if (s != null) {
+            return Optional.of(s);
+        }
+        String url = System.getProperty(URL);
+        if (url == null || url.isBlank()) {
+            return Optional.empty();
+        }
+        String password = System.getProperty(PASSWORD, System.getenv(PASSWORD_ENV));
+        return Optional.of(new Settings(System.getProperty(NAME), url, System.getProperty(USER), password,
+                System.getProperty(DIALECT), new LinkedHashMap<>()));
+    }
+
+    /**
+     * @return the target of the current configuration
+     * @throws IllegalStateException if nothing is configured
+     */
+    public static ConfiguredTarget create() {
+        return new ConfiguredTarget(current().orElseThrow(() -> new IllegalStateException(
+                "no TCK target configured: call ConfiguredTarget.use(...) or set -D" + URL + "=<JDBC URL>")));
+    }
+
+    /**
+     * A JDBC URL without its parameters and user information (either may hold a password), for reports and logs.
+     *
+     * @param url a JDBC URL
+     * @return the URL up to its first {@code ?} or {@code ;} (or DB2's {@code :} after the database name), without
+     *         {@code user:password@} after {@code //} and without Oracle's {@code user/password} before {@code @}
+     */
+    public static String displayUrl(String url) {
+        String shown = url;
+        int slashes = shown.indexOf("//");
+        if (slashes >= 0) {
+            int path = shown.indexOf('/', slashes + 2);
+            int colonAfterPath = path < 0 ? -1 : shown.indexOf(':', path);
+            if (colonAfterPath >= 0) {
+                shown = shown.substring(0, colonAfterPath);
+            }
+        }
+        for (char c : new char[] {'?', ';'}) {
+            int i = shown.indexOf(c);
+            if (i >= 0) {
+                shown = shown.substring(0, i);
+            }
+        }
+        int at = shown.lastIndexOf('@');
+        if (slashes >= 0 && at > slashes) {
+            shown = shown.substring(0, slashes + 2) + shown.substring(at + 1);
+        } else if (at >= 0) {
+            int colon = shown.lastIndexOf(':', at);
+            shown = shown.substring(0, colon + 1) + shown.substring(at);
+        }
+        return shown;
+    }
+
+    @Override
+    public String name() {
+        return settings.name();
+    }
+
+    @Override
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    @Override
+    public Optional<String> dialect() {
+        return Optional.ofNullable(settings.dialect());
+    }
+
+    @Override
+    public Map<String, String> dialectOptions() {
+        return settings.options();
+    }
+}
