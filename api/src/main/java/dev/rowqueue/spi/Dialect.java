@@ -4,6 +4,7 @@ import dev.rowqueue.Capability;
 import dev.rowqueue.RingOptions;
 import dev.rowqueue.RingStrategy;
 
+import javax.sql.DataSource;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;
@@ -11,10 +12,12 @@ import java.sql.SQLTimeoutException;
 import java.sql.SQLTransactionRollbackException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -307,6 +310,19 @@ public abstract class Dialect {
      */
     public CounterStore counterStore(CounterTable table) {
         return new StandardCounterStore(this, table);
+    }
+
+    /**
+     * A source of wake-ups for blocking claims, if the database can signal new work. The default is none: blocking
+     * claims poll with a backoff up to {@code pollInterval}. Called once per {@link dev.rowqueue.RowQueues}
+     * instance, which closes the source; a source should connect lazily, on its first ticket.
+     *
+     * @param dataSource   the instance's data source
+     * @param pollInterval the builder's poll interval, for a source that has to fall back to polling
+     * @return the source, or empty to poll
+     */
+    public Optional<WakeupSource> wakeupSource(DataSource dataSource, Duration pollInterval) {
+        return Optional.empty();
     }
 
     // ---------------------------------------------------------------- errors
