@@ -152,6 +152,15 @@ final class PgListener implements Runnable {
         for (PgWakeups.Channel channel : owner.channels()) {
             channel.setListening(false);
         }
+        if (connection != null) {
+            // Errors read through the driver's own API bypass a pool's connection wrapper; a statement through the
+            // wrapper lets the pool see a dead connection and discard it instead of handing it out again.
+            try (Statement s = connection.createStatement()) {
+                s.execute("SELECT 1");
+            } catch (SQLException | RuntimeException expected) {
+                PgWakeups.log().debug("rowqueue: the LISTEN connection is gone", expected);
+            }
+        }
         closeQuietly(connection);
         connection = null;
         pg = null;

@@ -45,6 +45,7 @@ final class PostgresWorkStore extends StandardWorkStore {
     private final Sql release;
     private final Sql reviveOne;
     private final Sql reviveAll;
+    private final Sql cursor;
 
     PostgresWorkStore(PostgresDialect dialect, WorkTables tables, boolean notify) {
         super(dialect, tables);
@@ -80,6 +81,17 @@ final class PostgresWorkStore extends StandardWorkStore {
                 + ", lease_token = NULL WHERE state = " + WorkTables.DEAD;
         reviveOne = Sql.of(counted(revive + " AND id = :id", notify));
         reviveAll = Sql.of(counted(revive, notify));
+        cursor = Sql.of("INSERT INTO " + t.cursors() + " AS r (cursor_name, last_id) VALUES (:cursor, 0)"
+                + " ON CONFLICT (cursor_name) DO UPDATE SET last_id = r.last_id RETURNING last_id");
+    }
+
+    /** Creates the cursor at 0 if missing and locks it, in one statement. */
+    @Override
+    protected long lockCursor(Connection c, String name) throws SQLException {
+        try (PreparedStatement ps = cursor.prepare(c)) {
+            dialect.bind(cursor, ps).set("cursor", name).done();
+            return Jdbc.firstLong(ps).orElseThrow(() -> new SQLException("cursor upsert returned no row"));
+        }
     }
 
     /** Job columns of a table alias, labelled as {@link Jdbc#job} reads them. */

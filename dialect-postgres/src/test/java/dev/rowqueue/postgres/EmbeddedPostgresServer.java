@@ -160,14 +160,24 @@ final class EmbeddedPostgresServer implements AutoCloseable {
      * @return the pool
      */
     HikariDataSource pool(String database, int size) {
+        return pool(database, size, 5_000);
+    }
+
+    /**
+     * @param database            the database
+     * @param size                the pool's maximum size
+     * @param connectionTimeoutMs how long a request for a connection waits
+     * @return the pool
+     */
+    HikariDataSource pool(String database, int size, long connectionTimeoutMs) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url(database));
         config.setUsername("postgres");
         config.setPassword("");
         config.setMaximumPoolSize(size);
         config.setMinimumIdle(0);
-        config.setConnectionTimeout(5_000);
-        config.setPoolName("pg-" + version + "-" + database);
+        config.setConnectionTimeout(connectionTimeoutMs);
+        config.setPoolName("pg-" + version + "-" + database + "-" + size + "-" + connectionTimeoutMs);
         return new HikariDataSource(config);
     }
 
