@@ -214,15 +214,27 @@ public abstract class Dialect {
      * @return its DDL
      */
     public List<String> workDdl(WorkTables t) {
-        return List.of(
-                createTable(t.jobs(), "id " + identityColumn() + ", payload " + payloadType() + " NOT NULL, prio "
-                        + intType() + " NOT NULL, state " + smallintType() + " NOT NULL, due_ms " + bigintType()
-                        + " NOT NULL, attempts " + intType() + " NOT NULL, lease_token " + bigintType()
-                        + ", enqueued_ms " + bigintType() + " NOT NULL, last_error " + errorType()
-                        + ", PRIMARY KEY (id)"),
-                createIndex(t.claimIndex(), t.jobs(), "state, prio DESC, due_ms, id", false),
-                createTable(t.cursors(), "cursor_name " + keyType() + " NOT NULL, last_id " + bigintType()
-                        + " NOT NULL, PRIMARY KEY (cursor_name)"));
+        List<String> ddl = new ArrayList<>();
+        ddl.add(createTable(t.jobs(), "id " + identityColumn() + ", payload " + payloadType() + " NOT NULL, prio "
+                + intType() + " NOT NULL, state " + smallintType() + " NOT NULL, due_ms " + bigintType()
+                + " NOT NULL, attempts " + intType() + " NOT NULL, lease_token " + bigintType()
+                + ", enqueued_ms " + bigintType() + " NOT NULL, last_error " + errorType()
+                + ", PRIMARY KEY (id)"));
+        ddl.addAll(workIndexes(t));
+        ddl.add(createTable(t.cursors(), "cursor_name " + keyType() + " NOT NULL, last_id " + bigintType()
+                + " NOT NULL, PRIMARY KEY (cursor_name)"));
+        return List.copyOf(ddl);
+    }
+
+    /**
+     * The jobs table's indexes, created after it. The default is one index on {@code (state, prio DESC, due_ms, id)}
+     * that claims walk; dialects with partial or filtered indexes do better.
+     *
+     * @param t the work queue's tables
+     * @return CREATE INDEX statements
+     */
+    protected List<String> workIndexes(WorkTables t) {
+        return List.of(createIndex(t.claimIndex(), t.jobs(), "state, prio DESC, due_ms, id", false));
     }
 
     /**

@@ -1,12 +1,10 @@
 package dev.rowqueue.postgres;
 
 import dev.rowqueue.spi.CounterTable;
-import dev.rowqueue.spi.Jdbc;
 import dev.rowqueue.spi.Sql;
 import dev.rowqueue.spi.SqlOp;
 import dev.rowqueue.spi.StandardCounterStore;
 
-import java.sql.PreparedStatement;
 import java.util.OptionalLong;
 
 /**
@@ -32,24 +30,11 @@ final class PostgresCounterStore extends StandardCounterStore {
 
     @Override
     public SqlOp<OptionalLong> add(String key, long delta) {
-        long[] range = guard(delta);
-        return SqlOp.statement(c -> {
-            try (PreparedStatement ps = add.prepare(c)) {
-                dialect.bind(add, ps).set("key", key).set("delta", delta).set("lo", range[0]).set("hi", range[1])
-                        .done();
-                return Jdbc.firstLong(ps);
-            }
-        });
+        return addInOneStatement(add, key, delta);
     }
 
     @Override
     public SqlOp<Void> set(String key, long value) {
-        return SqlOp.statement(c -> {
-            try (PreparedStatement ps = set.prepare(c)) {
-                dialect.bind(set, ps).set("key", key).set("value", value).done();
-                ps.executeUpdate();
-                return null;
-            }
-        });
+        return setInOneStatement(set, key, value);
     }
 }

@@ -150,23 +150,16 @@ public class PostgresDialect extends Dialect {
     }
 
     /**
-     * The jobs table with two partial indexes instead of the generic claim index: {@code (prio DESC, due_ms, id)} over
-     * live jobs, which a claim walks in order and stops after {@code n} rows however many jobs wait, leased or dead;
-     * and {@code (id)} over dead jobs, for dead-letter listing, revival and purging.
+     * Two partial indexes instead of the generic claim index: {@code (prio DESC, due_ms, id)} over live jobs, which a
+     * claim walks in order and leaves after {@code n} rows however many jobs are dead; and {@code (id)} over dead
+     * jobs, for dead-letter listing, revival and purging.
      */
     @Override
-    public List<String> workDdl(WorkTables t) {
+    protected List<String> workIndexes(WorkTables t) {
         return List.of(
-                createTable(t.jobs(), "id " + identityColumn() + ", payload " + payloadType() + " NOT NULL, prio "
-                        + intType() + " NOT NULL, state " + smallintType() + " NOT NULL, due_ms " + bigintType()
-                        + " NOT NULL, attempts " + intType() + " NOT NULL, lease_token " + bigintType()
-                        + ", enqueued_ms " + bigintType() + " NOT NULL, last_error " + errorType()
-                        + ", PRIMARY KEY (id)"),
                 createIndex(t.claimIndex(), t.jobs(), "prio DESC, due_ms, id", false) + " WHERE state = "
                         + WorkTables.LIVE,
-                createIndex(deadIndex(t), t.jobs(), "id", false) + " WHERE state = " + WorkTables.DEAD,
-                createTable(t.cursors(), "cursor_name " + keyType() + " NOT NULL, last_id " + bigintType()
-                        + " NOT NULL, PRIMARY KEY (cursor_name)"));
+                createIndex(deadIndex(t), t.jobs(), "id", false) + " WHERE state = " + WorkTables.DEAD);
     }
 
     /**

@@ -1,13 +1,8 @@
 package dev.rowqueue.postgres;
 
-import dev.rowqueue.spi.Jdbc;
 import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Sql;
-import dev.rowqueue.spi.SqlErrorKind;
-import dev.rowqueue.spi.SqlOp;
-import dev.rowqueue.spi.StandardRingStore;
 
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.List;
 
@@ -20,38 +15,27 @@ import java.util.List;
  * READ COMMITTED the second one's conflict turns into an update of the first one's row (a silently lost push), or
  * fails with a unique violation on {@code (grp, seq)}. A cleared group starts numbering again at 1.
  */
-final class PostgresSingleWriterRingStore extends StandardRingStore {
+final class PostgresSingleWriterRingStore extends SeqReturningRingStore {
 
-    private final Sql push;
-
-    PostgresSingleWriterRingStore(PostgresDialect dialect, RingTables tables, int capacity) {
-        super(dialect, tables, capacity);
-        push = Sql.of("INSERT INTO " + t.entries() + " (grp, slot, seq, payload, pushed_ms)"
+    PostgresSingleWriterRingStore(PostgresDialect dialect, RingTables t, int capacity) {
+        super(dialect, t, capacity, Sql.of("INSERT INTO " + t.entries() + " (grp, slot, seq, payload, pushed_ms)"
                 + " SELECT :grp, CAST(MOD(s.max_seq + p.ord, :cap) AS INTEGER), s.max_seq + p.ord, p.payload, "
                 + dialect.nowMillis() + " FROM (SELECT COALESCE(MAX(seq), 0) AS max_seq FROM " + t.entries()
                 + " WHERE grp = :grp) s CROSS JOIN " + PgArrays.payloadRows("payloads") + " WHERE p.ord > :skip"
                 + " ON CONFLICT (grp, slot) DO UPDATE SET seq = EXCLUDED.seq, payload = EXCLUDED.payload,"
-                + " pushed_ms = EXCLUDED.pushed_ms RETURNING seq");
+                + " pushed_ms = EXCLUDED.pushed_ms RETURNING seq"));
     }
 
     @Override
-    public SqlOp<long[]> push(String group, List<String> payloads) {
-        int n = payloads.size();
-        return SqlOp.statement(c -> {
-            List<Long> written;
-            try (PreparedStatement ps = push.prepare(c)) {
-                dialect.bind(push, ps).set("grp", group).setInt("cap", capacity)
-                        .setArray("payloads", PgArrays.texts(c, payloads)).setInt("skip", firstWritten(n)).done();
-                written = Jdbc.longs(ps);
-            } catch (SQLException e) {
-                if (dialect.classify(e) == SqlErrorKind.NUMERIC_OVERFLOW) {
-                    throw exhausted(group, Long.MAX_VALUE, n);
-                }
-                throw e;
-            }
-            long last = written.stream().mapToLong(Long::longValue).max()
-                    .orElseThrow(() -> new SQLException("the single-writer push returned no sequence number"));
-            return sequence(last - n + 1, n);
-        });
+    void bindMore(Sql.Binder b, int n) throws SQLException {
+        b.setInt("cap", capacity).setInt("skip", firstWritten(n));
+    }
+
+    /** Only the last {@code capacity} payloads are written; the last one always is, and its number ends the push. */
+    @Override
+    long[] taken(String group, int n, List<Long> returned) throws SQLException {
+        long last = returned.stream().mapToLong(Long::longValue).max()
+                .orElseThrow(() -> new SQLException("the single-writer push returned no sequence number"));
+        return sequence(last - n + 1, n);
     }
 }

@@ -1,13 +1,8 @@
 package dev.rowqueue.postgres;
 
-import dev.rowqueue.spi.Jdbc;
 import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Sql;
-import dev.rowqueue.spi.SqlErrorKind;
-import dev.rowqueue.spi.SqlOp;
-import dev.rowqueue.spi.StandardRingStore;
 
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.List;
 
@@ -23,19 +18,16 @@ import java.util.List;
  * and the capacity in the trigger's arguments); the trigger {@code <ring>_cap} carries the capacity, so the ring's
  * DDL depends on it. A push is one {@code INSERT ... SELECT ... RETURNING seq} statement.
  */
-final class PostgresTriggerRingStore extends StandardRingStore {
+final class PostgresTriggerRingStore extends SeqReturningRingStore {
 
     /** The trigger function's name. */
     static final String FUNCTION = "rowqueue_ring_cap";
     /** Serializes the creation of trigger functions and triggers (an arbitrary, fixed advisory lock key). */
     static final long DDL_LOCK = 0x726f777175657565L;
 
-    private final Sql push;
-
-    PostgresTriggerRingStore(PostgresDialect dialect, RingTables tables, int capacity) {
-        super(dialect, tables, capacity);
-        push = Sql.of("INSERT INTO " + t.entries() + " (grp, payload) SELECT :grp, p.payload FROM "
-                + PgArrays.payloadRows("payloads") + " ORDER BY p.ord RETURNING seq");
+    PostgresTriggerRingStore(PostgresDialect dialect, RingTables t, int capacity) {
+        super(dialect, t, capacity, Sql.of("INSERT INTO " + t.entries() + " (grp, payload) SELECT :grp, p.payload FROM "
+                + PgArrays.payloadRows("payloads") + " ORDER BY p.ord RETURNING seq"));
     }
 
     /**
@@ -85,24 +77,17 @@ final class PostgresTriggerRingStore extends StandardRingStore {
     }
 
     @Override
-    public SqlOp<long[]> push(String group, List<String> payloads) {
-        int n = payloads.size();
-        return SqlOp.statement(c -> {
-            List<Long> seqs;
-            try (PreparedStatement ps = push.prepare(c)) {
-                dialect.bind(push, ps).set("grp", group).setArray("payloads", PgArrays.texts(c, payloads)).done();
-                seqs = Jdbc.longs(ps);
-            } catch (SQLException e) {
-                if (dialect.classify(e) == SqlErrorKind.NUMERIC_OVERFLOW) {
-                    throw exhausted(group, Long.MAX_VALUE, n);
-                }
-                throw e;
-            }
-            if (seqs.size() != n) {
-                throw new SQLException("the trigger ring " + t.entries() + " returned " + seqs.size()
-                        + " sequence numbers for " + n + " payloads; is its trigger " + t.entries() + "_cap missing?");
-            }
-            return seqs.stream().mapToLong(Long::longValue).sorted().toArray();
-        });
+    void bindMore(Sql.Binder b, int n) {
+        // the trigger finds the capacity and the head table in its arguments
+    }
+
+    /** Every payload is inserted (the trigger evicts within the statement), so every number comes back. */
+    @Override
+    long[] taken(String group, int n, List<Long> returned) throws SQLException {
+        if (returned.size() != n) {
+            throw new SQLException("the trigger ring " + t.entries() + " returned " + returned.size()
+                    + " sequence numbers for " + n + " payloads; is its trigger " + t.entries() + "_cap missing?");
+        }
+        return returned.stream().mapToLong(Long::longValue).sorted().toArray();
     }
 }

@@ -51,12 +51,13 @@ public abstract class TriggerRingContract extends Contract {
 
     @Test
     void optional_trigger_pushes_keep_the_newest_capacity_entries_in_order() {
-        RingQueue ring = rq().ring(newName(), trigger(5));
-        for (String fruit : List.of("apples", "oranges", "peaches", "cherries", "pears", "bananas")) {
-            ring.push("fruit", fruit);
+        RingQueue ring = rq().ring(newName(), trigger(3));
+        for (String payload : numbered(1, 8)) {
+            ring.push("g", payload);
         }
-        assertEquals(List.of("oranges", "peaches", "cherries", "pears", "bananas"), payloads(ring.oldestFirst("fruit")));
-        assertEquals(List.of(2L, 3L, 4L, 5L, 6L), seqs(ring.oldestFirst("fruit")));
+        assertEquals(List.of(6L, 7L, 8L), seqs(ring.oldestFirst("g")));
+        assertEquals(List.of("p8", "p7", "p6"), payloads(ring.newestFirst("g")));
+        assertEquals(3, ring.size("g"));
     }
 
     @Test
