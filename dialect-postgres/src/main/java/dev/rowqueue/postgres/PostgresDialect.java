@@ -42,7 +42,11 @@ import java.util.Set;
  * <p>Options ({@code RowQueues.Builder.dialectOption}): {@value #OPTION_WAKEUP} = {@code listen} (default) or
  * {@code poll}; {@value #OPTION_WAKEUP_POLL_MILLIS} = the longest a blocking claim sleeps between claims while
  * listening (default {@value #DEFAULT_WAKEUP_POLL_MILLIS}): it bounds how late a job is seen that became due without a
- * notification (a lease that ran out, a delay announced before the listener started).
+ * notification (a lease that ran out, a delay announced before the listener started); {@value #OPTION_NOTIFY} =
+ * {@code true} (default) or {@code false}: whether this instance's enqueues, nacks, releases and revivals send
+ * {@code NOTIFY}. PostgreSQL serializes the commits of all notifying transactions of a database, so a producer that
+ * needs the last bit of enqueue throughput can turn it off; listening claims elsewhere then see its jobs through their
+ * bounded poll.
  */
 public class PostgresDialect extends Dialect {
 
@@ -54,6 +58,8 @@ public class PostgresDialect extends Dialect {
     public static final String OPTION_WAKEUP = "wakeup";
     /** The option bounding a listening blocking claim's sleep, in milliseconds. */
     public static final String OPTION_WAKEUP_POLL_MILLIS = "wakeupPollMillis";
+    /** The option choosing whether writes send {@code NOTIFY}: {@code true} or {@code false}. */
+    public static final String OPTION_NOTIFY = "notify";
     /** The default of {@link #OPTION_WAKEUP_POLL_MILLIS}. */
     public static final long DEFAULT_WAKEUP_POLL_MILLIS = 1000;
     /**
@@ -63,16 +69,19 @@ public class PostgresDialect extends Dialect {
     public static final int MAX_PAYLOAD = 10_485_760;
 
     private final boolean listen;
+    private final boolean notify;
     private final long wakeupPollMillis;
 
     /**
      * @param product          a PostgreSQL server, version {@value #OLDEST_MAJOR} or later
      * @param listen           whether blocking claims sleep on {@code LISTEN/NOTIFY}
+     * @param notify           whether writes that make jobs claimable send {@code NOTIFY}
      * @param wakeupPollMillis the longest sleep of a listening blocking claim
      */
-    public PostgresDialect(DatabaseProduct product, boolean listen, long wakeupPollMillis) {
+    public PostgresDialect(DatabaseProduct product, boolean listen, boolean notify, long wakeupPollMillis) {
         super(product);
         this.listen = listen;
+        this.notify = notify;
         this.wakeupPollMillis = wakeupPollMillis;
     }
 
@@ -181,7 +190,7 @@ public class PostgresDialect extends Dialect {
 
     @Override
     public WorkStore workStore(WorkTables tables) {
-        return new PostgresWorkStore(this, tables, listen);
+        return new PostgresWorkStore(this, tables, notify);
     }
 
     @Override

@@ -37,6 +37,12 @@ public final class PostgresDialectProvider implements DialectProvider {
             throw new IllegalArgumentException("dialect option " + PostgresDialect.OPTION_WAKEUP
                     + " must be 'listen' or 'poll', got '" + wakeup + "'");
         }
+        String notifyOption = left.remove(PostgresDialect.OPTION_NOTIFY);
+        if (notifyOption != null && !notifyOption.equals("true") && !notifyOption.equals("false")) {
+            throw new IllegalArgumentException("dialect option " + PostgresDialect.OPTION_NOTIFY
+                    + " must be 'true' or 'false', got '" + notifyOption + "'");
+        }
+        boolean notify = !"false".equals(notifyOption);
         long pollMillis = PostgresDialect.DEFAULT_WAKEUP_POLL_MILLIS;
         String poll = left.remove(PostgresDialect.OPTION_WAKEUP_POLL_MILLIS);
         if (poll != null) {
@@ -52,11 +58,12 @@ public final class PostgresDialectProvider implements DialectProvider {
         }
         if (!left.isEmpty()) {
             throw new IllegalArgumentException("the postgresql dialect has no options " + left.keySet() + "; it knows "
-                    + PostgresDialect.OPTION_WAKEUP + " and " + PostgresDialect.OPTION_WAKEUP_POLL_MILLIS);
+                    + PostgresDialect.OPTION_WAKEUP + ", " + PostgresDialect.OPTION_WAKEUP_POLL_MILLIS + " and "
+                    + PostgresDialect.OPTION_NOTIFY);
         }
         if (listen) {
             PgWakeups.requireDriver();
         }
-        return new PostgresDialect(product, listen, pollMillis);
+        return new PostgresDialect(product, listen, notify, pollMillis);
     }
 }

@@ -34,7 +34,8 @@ import java.util.OptionalLong;
  *
  * <p>Enqueue (one job or a batch) is one {@code INSERT ... SELECT FROM unnest(:payloads) ... RETURNING id}; enqueue,
  * nack, release and revive send {@code pg_notify('rowqueue_<queue>', <delay ms>)} in the same statement when the
- * dialect listens, so the notification is delivered exactly when the work commits.
+ * dialect notifies (option {@code notify}, on by default), so the notification is delivered exactly when the work
+ * commits.
  */
 final class PostgresWorkStore extends StandardWorkStore {
 

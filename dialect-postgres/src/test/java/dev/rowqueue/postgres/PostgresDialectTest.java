@@ -62,6 +62,8 @@ class PostgresDialectTest {
         assertFalse(polling.capabilities().contains(Capability.WAKEUP));
         assertTrue(polling.wakeupSource(null, java.time.Duration.ofMillis(200)).isEmpty());
         provider.create(pg(16, 0), Map.of("wakeup", "listen", "wakeupPollMillis", "250"));
+        provider.create(pg(16, 0), Map.of("notify", "false"));
+        assertThrows(IllegalArgumentException.class, () -> provider.create(pg(16, 0), Map.of("notify", "no")));
         assertThrows(IllegalArgumentException.class, () -> provider.create(pg(16, 0), Map.of("wakeup", "sometimes")));
         assertThrows(IllegalArgumentException.class, () -> provider.create(pg(16, 0), Map.of("wakeupPollMillis", "0")));
         assertThrows(IllegalArgumentException.class, () -> provider.create(pg(16, 0), Map.of("wakeupPollMillis", "x")));

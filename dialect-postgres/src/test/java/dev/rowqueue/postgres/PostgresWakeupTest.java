@@ -209,6 +209,23 @@ class PostgresWakeupTest {
     }
 
     @Test
+    void an_instance_with_notify_off_sends_no_notification_and_listeners_find_its_jobs_by_their_bounded_poll()
+            throws Exception {
+        CountingDataSource quietCounting = new CountingDataSource(db.pool);
+        try (RowQueues quiet = RowQueues.builder(quietCounting).dialectOption("notify", "false").build();
+             RowQueues listening = db.builder().dialectOption("wakeupPollMillis", "500").build()) {
+            WorkQueue producer = quiet.workQueue("wake_quiet_producer");
+            WorkQueue consumer = listening.workQueue("wake_quiet_producer");
+            CompletableFuture<List<Job>> waiter = CompletableFuture.supplyAsync(() -> consumer.claim(1, WAIT), threads);
+            TimeUnit.MILLISECONDS.sleep(300);
+            quietCounting.record();
+            producer.enqueue("quietly");
+            assertTrue(quietCounting.recorded().stream().noneMatch(sql -> sql.contains("pg_notify")));
+            assertEquals(List.of("quietly"), result(waiter).stream().map(Job::payload).toList());
+        }
+    }
+
+    @Test
     void with_wakeup_poll_blocking_claims_poll_and_nothing_listens() throws Exception {
         try (RowQueues polling = db.builder().dialectOption("wakeup", "poll").build()) {
             assertFalse(polling.database().capabilities().contains(Capability.WAKEUP));
