@@ -44,7 +44,7 @@ import java.util.Set;
  * listening (default {@value #DEFAULT_WAKEUP_POLL_MILLIS}): it bounds how late a job is seen that became due without a
  * notification (a lease that ran out, a delay announced before the listener started); {@value #OPTION_NOTIFY} =
  * {@code true} (default) or {@code false}: whether this instance's enqueues, nacks, releases and revivals send
- * {@code NOTIFY}. PostgreSQL serializes the commits of all notifying transactions of a database, so a producer that
+ * {@code NOTIFY}. PostgreSQL serializes the commits of all notifying transactions of the server, so a producer that
  * needs the last bit of enqueue throughput can turn it off; listening claims elsewhere then see its jobs through their
  * bounded poll.
  */
