@@ -13,8 +13,10 @@ import java.util.concurrent.TimeUnit;
  * The listening thread of {@link PgWakeups}: the only class that uses the PostgreSQL driver's API
  * ({@link PGConnection#getNotifications(int)}). It owns one connection of the data source in auto-commit mode, on which
  * it runs {@code LISTEN} for every channel with waiters, then reads notifications with a short socket timeout, so new
- * channels are subscribed promptly. A failure closes the connection, marks every channel as not listening (waiters
- * poll) and reconnects with a backoff. On close it runs {@code UNLISTEN *} before handing the connection back.
+ * channels are subscribed promptly. {@code LISTEN}, the idle check and {@code UNLISTEN} run on the driver's own
+ * connection under any pool or proxy, so they never show in statement counts or injected faults of wrappers. A
+ * failure closes the connection, marks every channel as not listening (waiters poll) and reconnects with a backoff.
+ * On close it runs {@code UNLISTEN *} before handing the connection back.
  */
 final class PgListener implements Runnable {
 
@@ -31,6 +33,8 @@ final class PgListener implements Runnable {
     private volatile boolean down;
     private Connection connection;
     private PGConnection pg;
+    /** The driver's own connection under any pool or proxy: LISTEN and checks bypass wrappers that count or fail. */
+    private Connection raw;
     private long lastCheck;
 
     PgListener(DataSource dataSource, PgWakeups owner) {
@@ -107,6 +111,7 @@ final class PgListener implements Runnable {
                 return;
             }
             pg = c.unwrap(PGConnection.class);
+            raw = pg instanceof Connection driverConnection ? driverConnection : c;
             connection = c;
             lastCheck = System.nanoTime();
         } catch (SQLException | RuntimeException e) {
@@ -122,7 +127,7 @@ final class PgListener implements Runnable {
         }
         for (PgWakeups.Channel channel : owner.channels()) {
             if (!channel.isListening()) {
-                try (Statement s = connection.createStatement()) {
+                try (Statement s = raw.createStatement()) {
                     s.execute("LISTEN \"" + channel.name() + "\"");
                 }
                 channel.setListening(true);
@@ -141,7 +146,7 @@ final class PgListener implements Runnable {
             }
             lastCheck = System.nanoTime();
         } else if (System.nanoTime() - lastCheck > CHECK_NANOS) {
-            try (Statement s = connection.createStatement()) {
+            try (Statement s = raw.createStatement()) {
                 s.execute("SELECT 1");
             }
             lastCheck = System.nanoTime();
@@ -164,12 +169,13 @@ final class PgListener implements Runnable {
         closeQuietly(connection);
         connection = null;
         pg = null;
+        raw = null;
     }
 
     /** Stops listening and hands the connection back (to a pool, it must not keep receiving notifications). */
     private void release() {
         if (connection != null) {
-            try (Statement s = connection.createStatement()) {
+            try (Statement s = raw.createStatement()) {
                 s.execute("UNLISTEN *");
             } catch (SQLException | RuntimeException e) {
                 PgWakeups.log().debug("rowqueue: UNLISTEN failed while closing", e);
