@@ -17,6 +17,7 @@ import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.DialectProvider;
 import dev.rowqueue.spi.RingTables;
+import dev.rowqueue.spi.WakeupSource;
 import dev.rowqueue.spi.WorkTables;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,10 +40,12 @@ public final class DefaultRowQueues implements RowQueues {
                            int maxPayloadLength, Duration pollInterval) {
     }
 
-    /** What every handle of one instance shares. */
-    record Context(Dialect dialect, Executor executor, int maxPayloadLength, Duration pollInterval) {
+    /** What every handle of one instance shares; {@code wakeups} is {@code null} where blocking claims poll. */
+    record Context(Dialect dialect, Executor executor, int maxPayloadLength, Duration pollInterval,
+                   WakeupSource wakeups) {
         Context bound(Connection connection) {
-            return new Context(dialect, new BoundExecutor(connection, dialect), maxPayloadLength, pollInterval);
+            return new Context(dialect, new BoundExecutor(connection, dialect), maxPayloadLength, pollInterval,
+                    wakeups);
         }
     }
 
@@ -78,7 +81,8 @@ public final class DefaultRowQueues implements RowQueues {
             max = s.maxPayloadLength();
         }
         Executor executor = new PooledExecutor(s.dataSource(), dialect, s.retry());
-        Context context = new Context(dialect, executor, max, s.pollInterval());
+        WakeupSource wakeups = dialect.wakeupSource(s.dataSource(), s.pollInterval()).orElse(null);
+        Context context = new Context(dialect, executor, max, s.pollInterval(), wakeups);
         DatabaseInfo info = new DatabaseInfo(product.productName(), product.productVersion(),
                 product.driverName() + " " + product.driverVersion(), dialect.name(), dialect.capabilities(), max);
         log.info("rowqueue: {} {} served by dialect '{}' with {}", product.productName(), product.productVersion(),
@@ -146,7 +150,9 @@ public final class DefaultRowQueues implements RowQueues {
 
     @Override
     public void close() {
-        // nothing held between operations yet; dialects with listeners will release them here
+        if (context.wakeups() != null) {
+            context.wakeups().close();
+        }
     }
 
     @Override

@@ -7,7 +7,9 @@ import dev.rowqueue.TransientRowQueueException;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkQueueOptions;
 import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.WakeupSource;
 import dev.rowqueue.spi.WorkStore;
+import dev.rowqueue.spi.WorkTables;
 
 import java.sql.Connection;
 import java.time.Duration;
@@ -97,21 +99,28 @@ final class DefaultWorkQueue implements WorkQueue {
         Validation.batch("claim batch size", max);
         long waitNanos = TimeUnit.MILLISECONDS.toNanos(Validation.notNegative("maxWait", maxWait));
         long deadline = System.nanoTime() + waitNanos;
+        WakeupSource wakeups = context.wakeups();
         long pause = FIRST_POLL_NANOS;
         long maxPause = context.pollInterval().toNanos();
         while (true) {
+            // the ticket is taken before the claim looks, so a signal sent after an empty claim is not lost
+            WakeupSource.Ticket ticket = wakeups == null || waitNanos == 0 ? null : wakeups.ticket(WorkTables.of(name));
             List<Job> jobs = claim(max);
             long left = deadline - System.nanoTime();
             if (!jobs.isEmpty() || left <= 0) {
                 return jobs;
             }
             try {
-                TimeUnit.NANOSECONDS.sleep(Math.min(pause, left));
+                if (ticket != null) {
+                    ticket.await(left);
+                } else {
+                    TimeUnit.NANOSECONDS.sleep(Math.min(pause, left));
+                    pause = Math.min(pause * 2, maxPause);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new TransientRowQueueException("interrupted while waiting for jobs in " + name, e);
             }
-            pause = Math.min(pause * 2, maxPause);
         }
     }
 

@@ -4,6 +4,7 @@ import dev.rowqueue.Capability;
 import dev.rowqueue.RingOptions;
 import dev.rowqueue.RingStrategy;
 
+import javax.sql.DataSource;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;
@@ -11,10 +12,12 @@ import java.sql.SQLTimeoutException;
 import java.sql.SQLTransactionRollbackException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -237,15 +240,27 @@ public abstract class Dialect {
      * @return its DDL
      */
     public List<String> workDdl(WorkTables t) {
-        return List.of(
-                createTable(t.jobs(), "id " + identityColumn() + ", payload " + payloadType() + " NOT NULL, prio "
-                        + intType() + " NOT NULL, state " + smallintType() + " NOT NULL, due_ms " + bigintType()
-                        + " NOT NULL, attempts " + intType() + " NOT NULL, lease_token " + bigintType()
-                        + ", enqueued_ms " + bigintType() + " NOT NULL, last_error " + errorType()
-                        + ", PRIMARY KEY (id)"),
-                createIndex(t.claimIndex(), t.jobs(), "state, prio DESC, due_ms, id", false),
-                createTable(t.cursors(), "cursor_name " + keyType() + " NOT NULL, last_id " + bigintType()
-                        + " NOT NULL, PRIMARY KEY (cursor_name)"));
+        List<String> ddl = new ArrayList<>();
+        ddl.add(createTable(t.jobs(), "id " + identityColumn() + ", payload " + payloadType() + " NOT NULL, prio "
+                + intType() + " NOT NULL, state " + smallintType() + " NOT NULL, due_ms " + bigintType()
+                + " NOT NULL, attempts " + intType() + " NOT NULL, lease_token " + bigintType()
+                + ", enqueued_ms " + bigintType() + " NOT NULL, last_error " + errorType()
+                + ", PRIMARY KEY (id)"));
+        ddl.addAll(workIndexes(t));
+        ddl.add(createTable(t.cursors(), "cursor_name " + keyType() + " NOT NULL, last_id " + bigintType()
+                + " NOT NULL, PRIMARY KEY (cursor_name)"));
+        return List.copyOf(ddl);
+    }
+
+    /**
+     * The jobs table's indexes, created after it. The default is one index on {@code (state, prio DESC, due_ms, id)}
+     * that claims walk; dialects with partial or filtered indexes do better.
+     *
+     * @param t the work queue's tables
+     * @return CREATE INDEX statements
+     */
+    protected List<String> workIndexes(WorkTables t) {
+        return List.of(createIndex(t.claimIndex(), t.jobs(), "state, prio DESC, due_ms, id", false));
     }
 
     /**
@@ -347,6 +362,19 @@ public abstract class Dialect {
      */
     public CounterStore counterStore(CounterTable table) {
         return new StandardCounterStore(this, table);
+    }
+
+    /**
+     * A source of wake-ups for blocking claims, if the database can signal new work. The default is none: blocking
+     * claims poll with a backoff up to {@code pollInterval}. Called once per {@link dev.rowqueue.RowQueues}
+     * instance, which closes the source; a source should connect lazily, on its first ticket.
+     *
+     * @param dataSource   the instance's data source
+     * @param pollInterval the builder's poll interval, for a source that has to fall back to polling
+     * @return the source, or empty to poll
+     */
+    public Optional<WakeupSource> wakeupSource(DataSource dataSource, Duration pollInterval) {
+        return Optional.empty();
     }
 
     // ---------------------------------------------------------------- errors

@@ -179,6 +179,16 @@ public final class Sql {
         }
 
         /**
+         * @param name  the parameter
+         * @param value an array made with {@link java.sql.Connection#createArrayOf}
+         * @return this binder
+         * @throws SQLException from the driver
+         */
+        public Binder setArray(String name, java.sql.Array value) throws SQLException {
+            return each(name, i -> ps.setArray(i, value));
+        }
+
+        /**
          * Binds {@code name} only if the statement uses it (for example {@code :now} in dialects that take time from
          * the application clock).
          *

@@ -56,6 +56,46 @@ public class StandardCounterStore implements CounterStore {
                 : new long[] {Long.MIN_VALUE - delta, Long.MAX_VALUE};
     }
 
+    /**
+     * For dialects that increment in one statement: runs {@code sql}, which binds {@code :key}, {@code :delta},
+     * {@code :lo} and {@code :hi} (the {@link #guard}) and returns the new value, or no row if the guard failed.
+     * A unique-key violation (a creation race the statement does not absorb) is retried.
+     *
+     * @param sql   the statement
+     * @param key   the counter
+     * @param delta the increment
+     * @return the operation
+     */
+    protected SqlOp<OptionalLong> addInOneStatement(Sql sql, String key, long delta) {
+        long[] range = guard(delta);
+        return SqlOp.statement(c -> {
+            try (PreparedStatement ps = sql.prepare(c)) {
+                dialect.bind(sql, ps).set("key", key).set("delta", delta).set("lo", range[0]).set("hi", range[1])
+                        .done();
+                return Jdbc.firstLong(ps);
+            }
+        }).retryingDuplicateKey();
+    }
+
+    /**
+     * For dialects that set a counter in one statement: runs {@code sql}, which binds {@code :key} and
+     * {@code :value}, retrying a unique-key violation.
+     *
+     * @param sql   the statement
+     * @param key   the counter
+     * @param value the value
+     * @return the operation
+     */
+    protected SqlOp<Void> setInOneStatement(Sql sql, String key, long value) {
+        return SqlOp.statement((SqlOp<Void>) c -> {
+            try (PreparedStatement ps = sql.prepare(c)) {
+                dialect.bind(sql, ps).set("key", key).set("value", value).done();
+                ps.executeUpdate();
+                return null;
+            }
+        }).retryingDuplicateKey();
+    }
+
     @Override
     public SqlOp<OptionalLong> add(String key, long delta) {
         long[] range = guard(delta);
@@ -121,25 +161,6 @@ public class StandardCounterStore implements CounterStore {
             }
             throw new IllegalStateException("counter '" + key + "' of " + t.table() + " neither updatable nor insertable");
         });
-    }
-
-    /**
-     * A {@code set} in one upsert statement of the dialect's ({@code MERGE} or equivalent) with parameters
-     * {@code :key} and {@code :value}, retried when a concurrent creator wins (a duplicate key).
-     *
-     * @param upsert the statement
-     * @param key    the counter
-     * @param value  its new value
-     * @return the operation
-     */
-    protected SqlOp<Void> setWith(Sql upsert, String key, long value) {
-        return SqlOp.statement((SqlOp<Void>) c -> {
-            try (PreparedStatement ps = upsert.prepare(c)) {
-                dialect.bind(upsert, ps).set("key", key).set("value", value).done();
-                ps.executeUpdate();
-                return null;
-            }
-        }).retryingDuplicateKey();
     }
 
     @Override

@@ -54,6 +54,21 @@ class SqlTest {
     }
 
     @Test
+    void an_array_binds_as_one_parameter_wherever_its_name_appears() throws Exception {
+        JdbcDataSource ds = new JdbcDataSource();
+        ds.setURL("jdbc:h2:mem:sqlarray");
+        Sql sql = Sql.of("SELECT CARDINALITY(CAST(:xs AS VARCHAR(10) ARRAY)), CARDINALITY(CAST(:xs AS VARCHAR(10) ARRAY))");
+        try (Connection c = ds.getConnection(); PreparedStatement ps = sql.prepare(c)) {
+            sql.bind(ps).setArray("xs", c.createArrayOf("VARCHAR", new Object[] {"a", "b", "c"})).done();
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                assertThat(rs.getInt(1)).isEqualTo(3);
+                assertThat(rs.getInt(2)).isEqualTo(3);
+            }
+        }
+    }
+
+    @Test
     void parameter_lists_render_and_bind_ids() {
         assertThat(Jdbc.parameterList(3, "id")).isEqualTo(":id0, :id1, :id2");
         assertThat(Sql.of("SELECT x FROM t WHERE id IN (" + Jdbc.parameterList(2, "id") + ")").parameters())

@@ -77,6 +77,6 @@ final class Db2CounterStore extends StandardCounterStore {
 
     @Override
     public SqlOp<Void> set(String key, long value) {
-        return setWith(set, key, value);
+        return setInOneStatement(set, key, value);
     }
 }

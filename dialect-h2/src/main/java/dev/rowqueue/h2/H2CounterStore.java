@@ -2,12 +2,10 @@ package dev.rowqueue.h2;
 
 import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.Dialect;
-import dev.rowqueue.spi.Jdbc;
 import dev.rowqueue.spi.Sql;
 import dev.rowqueue.spi.SqlOp;
 import dev.rowqueue.spi.StandardCounterStore;
 
-import java.sql.PreparedStatement;
 import java.util.OptionalLong;
 
 /**
@@ -31,18 +29,11 @@ final class H2CounterStore extends StandardCounterStore {
 
     @Override
     public SqlOp<OptionalLong> add(String key, long delta) {
-        long[] range = guard(delta);
-        return SqlOp.statement(c -> {
-            try (PreparedStatement ps = add.prepare(c)) {
-                dialect.bind(add, ps).set("key", key).set("delta", delta).set("lo", range[0]).set("hi", range[1])
-                        .done();
-                return Jdbc.firstLong(ps);
-            }
-        }).retryingDuplicateKey();
+        return addInOneStatement(add, key, delta);
     }
 
     @Override
     public SqlOp<Void> set(String key, long value) {
-        return setWith(set, key, value);
+        return setInOneStatement(set, key, value);
     }
 }

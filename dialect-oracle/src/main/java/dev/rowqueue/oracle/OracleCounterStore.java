@@ -47,6 +47,6 @@ final class OracleCounterStore extends StandardCounterStore {
 
     @Override
     public SqlOp<Void> set(String key, long value) {
-        return setWith(set, key, value);
+        return setInOneStatement(set, key, value);
     }
 }

@@ -88,6 +88,16 @@ public abstract class RowQueueTck {
         }
     }
 
+    /** The trigger-enforced ring strategy (optional). */
+    @Nested
+    @DisplayName("trigger-enforced ring strategy (optional)")
+    class TriggerRings extends TriggerRingContract {
+        @Override
+        protected TckEnv env() {
+            return env;
+        }
+    }
+
     /** Work queues. */
     @Nested
     @DisplayName("work queues")

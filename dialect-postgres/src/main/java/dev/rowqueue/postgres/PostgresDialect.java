@@ -1,0 +1,264 @@
+package dev.rowqueue.postgres;
+
+import dev.rowqueue.Capability;
+import dev.rowqueue.RingOptions;
+import dev.rowqueue.RingStrategy;
+import dev.rowqueue.spi.CounterStore;
+import dev.rowqueue.spi.CounterTable;
+import dev.rowqueue.spi.DatabaseProduct;
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.RingStore;
+import dev.rowqueue.spi.RingTables;
+import dev.rowqueue.spi.SqlErrorKind;
+import dev.rowqueue.spi.WakeupSource;
+import dev.rowqueue.spi.WorkStore;
+import dev.rowqueue.spi.WorkTables;
+
+import javax.sql.DataSource;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * PostgreSQL 10 and later. Every hot operation is one statement in auto-commit mode, so one round trip:
+ * <ul>
+ *   <li>ring push (one payload or many): a CTE bumps the group's head row with {@code INSERT ... ON CONFLICT (grp)
+ *       DO UPDATE ... RETURNING} and feeds the slot upsert ({@link PostgresRingStore});</li>
+ *   <li>claim: {@code UPDATE ... FROM (SELECT ... FOR UPDATE SKIP LOCKED) ... RETURNING} over a partial index of live
+ *       jobs ({@link PostgresWorkStore});</li>
+ *   <li>counters: {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE <range guard> RETURNING}
+ *       ({@link PostgresCounterStore});</li>
+ *   <li>enqueue, nack and release also send a {@code NOTIFY} in the same statement, which wakes blocking claims
+ *       ({@link PgWakeups}).</li>
+ * </ul>
+ * It also offers the seeds' single statement as {@link RingStrategy#SINGLE_WRITER} and a trigger-enforced cap as
+ * {@link RingStrategy#TRIGGER}. Times come from the server's clock ({@code statement_timestamp()}).
+ *
+ * <p>Options ({@code RowQueues.Builder.dialectOption}): {@value #OPTION_WAKEUP} = {@code listen} (default) or
+ * {@code poll}; {@value #OPTION_WAKEUP_POLL_MILLIS} = the longest a blocking claim sleeps between claims while
+ * listening (default {@value #DEFAULT_WAKEUP_POLL_MILLIS}): it bounds how late a job is seen that became due without a
+ * notification (a lease that ran out, a delay announced before the listener started); {@value #OPTION_NOTIFY} =
+ * {@code true} (default) or {@code false}: whether this instance's enqueues, nacks, releases and revivals send
+ * {@code NOTIFY}. PostgreSQL serializes the commits of all notifying transactions of the server, so a producer that
+ * needs the last bit of enqueue throughput can turn it off; listening claims elsewhere then see its jobs through their
+ * bounded poll.
+ */
+public class PostgresDialect extends Dialect {
+
+    /** The dialect's name. */
+    public static final String NAME = "postgresql";
+    /** The oldest supported major version: identity columns (10), everything else is older. */
+    public static final int OLDEST_MAJOR = 10;
+    /** The option choosing how blocking claims wait: {@code listen} or {@code poll}. */
+    public static final String OPTION_WAKEUP = "wakeup";
+    /** The option bounding a listening blocking claim's sleep, in milliseconds. */
+    public static final String OPTION_WAKEUP_POLL_MILLIS = "wakeupPollMillis";
+    /** The option choosing whether writes send {@code NOTIFY}: {@code true} or {@code false}. */
+    public static final String OPTION_NOTIFY = "notify";
+    /** The default of {@link #OPTION_WAKEUP_POLL_MILLIS}. */
+    public static final long DEFAULT_WAKEUP_POLL_MILLIS = 1000;
+    /**
+     * The longest payload accepted: payload columns are {@code TEXT}; this is the limit PostgreSQL itself puts on a
+     * declared {@code VARCHAR(n)}, in characters.
+     */
+    public static final int MAX_PAYLOAD = 10_485_760;
+
+    private final boolean listen;
+    private final boolean notify;
+    private final long wakeupPollMillis;
+
+    /**
+     * @param product          a PostgreSQL server, version {@value #OLDEST_MAJOR} or later
+     * @param listen           whether blocking claims sleep on {@code LISTEN/NOTIFY}
+     * @param notify           whether writes that make jobs claimable send {@code NOTIFY}
+     * @param wakeupPollMillis the longest sleep of a listening blocking claim
+     */
+    public PostgresDialect(DatabaseProduct product, boolean listen, boolean notify, long wakeupPollMillis) {
+        super(product);
+        this.listen = listen;
+        this.notify = notify;
+        this.wakeupPollMillis = wakeupPollMillis;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        EnumSet<Capability> c = EnumSet.of(Capability.SKIP_LOCKED, Capability.RETURNING, Capability.UPSERT,
+                Capability.DATABASE_CLOCK, Capability.SINGLE_WRITER_RING, Capability.TRIGGER_RING);
+        if (listen) {
+            c.add(Capability.WAKEUP);
+        }
+        return Collections.unmodifiableSet(c);
+    }
+
+    @Override
+    public int maxPayloadLength() {
+        return MAX_PAYLOAD;
+    }
+
+    @Override
+    protected String payloadType() {
+        return "TEXT";
+    }
+
+    /**
+     * Epoch milliseconds of {@code statement_timestamp()}: the server's clock, fixed for the statement (STABLE, unlike
+     * the volatile {@code clock_timestamp()}), so the planner can compare indexed columns with it.
+     */
+    @Override
+    public String nowMillis() {
+        return "CAST(EXTRACT(EPOCH FROM statement_timestamp()) * 1000 AS BIGINT)";
+    }
+
+    /**
+     * No isolation check: pgjdbc answers {@code getTransactionIsolation()} with a server round trip, PostgreSQL's
+     * default is READ COMMITTED, and the only multi-statement operation (rotate) stays correct at REPEATABLE READ and
+     * SERIALIZABLE, where conflicts surface as 40001 and are retried.
+     */
+    @Override
+    public boolean enforceReadCommitted() {
+        return false;
+    }
+
+    @Override
+    protected boolean supportsIfNotExists() {
+        return true;
+    }
+
+    @Override
+    public String dropTable(String table) {
+        return "DROP TABLE IF EXISTS " + table;
+    }
+
+    @Override
+    public String limit(String parameter) {
+        return " LIMIT :" + parameter;
+    }
+
+    @Override
+    public String skipLocked() {
+        return " FOR UPDATE SKIP LOCKED";
+    }
+
+    /** @return whether {@code WITH ... AS MATERIALIZED} exists (12+; older servers always materialize a CTE) */
+    boolean hasMaterializedCte() {
+        return product.majorVersion() >= 12;
+    }
+
+    /** @return the trigger DDL keyword: {@code EXECUTE FUNCTION} (11+) or the older {@code EXECUTE PROCEDURE} */
+    String triggerExecute() {
+        return product.majorVersion() >= 11 ? "EXECUTE FUNCTION" : "EXECUTE PROCEDURE";
+    }
+
+    @Override
+    public List<String> ringDdl(RingTables t, RingOptions options) {
+        List<String> ddl = new ArrayList<>(super.ringDdl(t, options));
+        if (options.strategy() == RingStrategy.TRIGGER) {
+            ddl.addAll(PostgresTriggerRingStore.ddl(this, t, options.capacity()));
+        }
+        return ddl;
+    }
+
+    /**
+     * Two partial indexes instead of the generic claim index: {@code (prio DESC, due_ms, id)} over live jobs, which a
+     * claim walks in order and leaves after {@code n} rows however many jobs are dead; and {@code (id)} over dead
+     * jobs, for dead-letter listing, revival and purging.
+     */
+    @Override
+    protected List<String> workIndexes(WorkTables t) {
+        return List.of(
+                createIndex(t.claimIndex(), t.jobs(), "prio DESC, due_ms, id", false) + " WHERE state = "
+                        + WorkTables.LIVE,
+                createIndex(deadIndex(t), t.jobs(), "id", false) + " WHERE state = " + WorkTables.DEAD);
+    }
+
+    /**
+     * @param t a work queue's tables
+     * @return the name of its dead-letter index
+     */
+    static String deadIndex(WorkTables t) {
+        return t.jobs() + "_dead_idx";
+    }
+
+    @Override
+    public RingStore ringStore(RingTables tables, RingOptions options) {
+        return switch (options.strategy()) {
+            case SAFE -> new PostgresRingStore(this, tables, options.capacity());
+            case SINGLE_WRITER -> new PostgresSingleWriterRingStore(this, tables, options.capacity());
+            case TRIGGER -> new PostgresTriggerRingStore(this, tables, options.capacity());
+        };
+    }
+
+    @Override
+    public WorkStore workStore(WorkTables tables) {
+        return new PostgresWorkStore(this, tables, notify);
+    }
+
+    @Override
+    public CounterStore counterStore(CounterTable table) {
+        return new PostgresCounterStore(this, table);
+    }
+
+    /**
+     * With {@code wakeup=listen} (the default), a source that {@code LISTEN}s on one dedicated connection of the data
+     * source, opened on the first blocking claim.
+     */
+    @Override
+    public Optional<WakeupSource> wakeupSource(DataSource dataSource, Duration pollInterval) {
+        if (!listen) {
+            return Optional.empty();
+        }
+        return Optional.of(new PgWakeups(dataSource, Duration.ofMillis(wakeupPollMillis), pollInterval));
+    }
+
+    /**
+     * @param t a work queue's tables
+     * @return the {@code NOTIFY} channel of the queue
+     */
+    static String channel(WorkTables t) {
+        return "rowqueue_" + t.queue();
+    }
+
+    /**
+     * PostgreSQL's SQLStates: {@code 40001} serialization failure and {@code 40P01} deadlock (rolled back),
+     * {@code 55P03} lock not available, {@code 57P01/57P02/57P03} server shut down, crashed or starting up and
+     * {@code 53300} too many connections (the connection is gone or was refused), {@code 08xxx} connection errors,
+     * {@code 23505} unique violation, {@code 42P07}/{@code 42710}/{@code 42723} relation, object or function already
+     * exists, {@code 42P01} undefined table, {@code 22003} numeric value out of range.
+     */
+    @Override
+    protected SqlErrorKind classifyOne(SQLException e) {
+        String state = e.getSQLState() == null ? "" : e.getSQLState();
+        switch (state) {
+            case "57P01": // admin_shutdown: terminated by pg_terminate_backend or a fast shutdown
+            case "57P02": // crash_shutdown
+            case "57P03": // cannot_connect_now: the server is starting up or shutting down
+            case "53300": // too_many_connections
+                return SqlErrorKind.CONNECTION;
+            case "42710": // duplicate_object (a trigger)
+            case "42723": // duplicate_function
+                return SqlErrorKind.ALREADY_EXISTS;
+            default:
+                return super.classifyOne(e);
+        }
+    }
+
+    /**
+     * Besides the standard "not connected" states, {@code 57P03} (the server is starting up) and {@code 53300} (too
+     * many connections) are only ever raised while connecting, so the work never ran.
+     */
+    @Override
+    public boolean failedBeforeSending(SQLException e) {
+        String state = e.getSQLState() == null ? "" : e.getSQLState();
+        return super.failedBeforeSending(e) || state.equals("57P03") || state.equals("53300");
+    }
+}

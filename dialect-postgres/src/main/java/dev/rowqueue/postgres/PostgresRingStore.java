@@ -1,0 +1,87 @@
+package dev.rowqueue.postgres;
+
+import dev.rowqueue.spi.Jdbc;
+import dev.rowqueue.spi.RingTables;
+import dev.rowqueue.spi.Sql;
+import dev.rowqueue.spi.SqlOp;
+import dev.rowqueue.spi.StandardRingStore;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * The {@link dev.rowqueue.RingStrategy#SAFE safe} ring in one statement, for one payload or a batch:
+ *
+ * <pre>{@code
+ * WITH head AS (INSERT INTO <ring>_head AS h (grp, last_seq) VALUES (:grp, :n)
+ *               ON CONFLICT (grp) DO UPDATE SET last_seq = h.last_seq + EXCLUDED.last_seq
+ *               WHERE h.last_seq <= :max RETURNING last_seq),
+ *      slots AS (INSERT INTO <ring> (grp, slot, seq, payload, pushed_ms)
+ *                SELECT :grp, (last_seq - :n + ord) mod :cap, last_seq - :n + ord, payload, <now>
+ *                FROM head, unnest(:payloads) WITH ORDINALITY ... WHERE ord > :skip
+ *                ON CONFLICT (grp, slot) DO UPDATE SET seq = ..., payload = ..., pushed_ms = ...)
+ * SELECT last_seq FROM head
+ * }</pre>
+ *
+ * The head row's upsert is atomic in READ COMMITTED (a new group's first push inserts {@code n}; racing pushes wait
+ * for its row lock and then add their own count), and the lock it takes serializes the group's producers until the
+ * statement commits, so numbers are consecutive and no slot is written by two producers at once. The slot upsert may
+ * meet a row committed after the statement's snapshot; {@code ON CONFLICT DO UPDATE} updates it all the same. A push
+ * of more than {@code capacity} payloads writes only its last {@code capacity}. When the numbers would pass
+ * {@link Long#MAX_VALUE}, the guard leaves the head row alone, the CTE yields no row and nothing is written.
+ */
+final class PostgresRingStore extends StandardRingStore {
+
+    private final Sql push;
+    private final Sql lastSeq;
+
+    PostgresRingStore(PostgresDialect dialect, RingTables tables, int capacity) {
+        super(dialect, tables, capacity);
+        push = Sql.of("WITH head AS (INSERT INTO " + t.heads() + " AS h (grp, last_seq) VALUES (:grp, :n)"
+                + " ON CONFLICT (grp) DO UPDATE SET last_seq = h.last_seq + EXCLUDED.last_seq"
+                + " WHERE h.last_seq <= :max RETURNING last_seq),"
+                + " slots AS (INSERT INTO " + t.entries() + " (grp, slot, seq, payload, pushed_ms)"
+                + " SELECT :grp, CAST(MOD(head.last_seq - :n + p.ord, :cap) AS INTEGER), head.last_seq - :n + p.ord,"
+                + " p.payload, " + dialect.nowMillis() + " FROM head CROSS JOIN " + PgArrays.payloadRows("payloads")
+                + " WHERE p.ord > :skip"
+                + " ON CONFLICT (grp, slot) DO UPDATE SET seq = EXCLUDED.seq, payload = EXCLUDED.payload,"
+                + " pushed_ms = EXCLUDED.pushed_ms)"
+                + " SELECT last_seq FROM head");
+        lastSeq = Sql.of("SELECT last_seq FROM " + t.heads() + " WHERE grp = :grp");
+    }
+
+    @Override
+    public SqlOp<long[]> push(String group, List<String> payloads) {
+        int n = payloads.size();
+        return SqlOp.statement(c -> {
+            OptionalLong last;
+            try (PreparedStatement ps = push.prepare(c)) {
+                dialect.bind(push, ps).set("grp", group).set("n", n).set("max", Long.MAX_VALUE - n)
+                        .setInt("cap", capacity).setArray("payloads", PgArrays.texts(c, payloads))
+                        .setInt("skip", firstWritten(n)).done();
+                last = Jdbc.firstLong(ps);
+            }
+            if (last.isEmpty()) {
+                throw notPushed(c, group, n);
+            }
+            return sequence(last.getAsLong() - n + 1, n);
+        });
+    }
+
+    /** The push wrote nothing: the group's numbers are exhausted (the only way its head row is left alone). */
+    private RuntimeException notPushed(Connection c, String group, int n) throws SQLException {
+        OptionalLong last;
+        try (PreparedStatement ps = lastSeq.prepare(c)) {
+            dialect.bind(lastSeq, ps).set("grp", group).done();
+            last = Jdbc.firstLong(ps);
+        }
+        if (last.isPresent() && last.getAsLong() > Long.MAX_VALUE - n) {
+            return exhausted(group, last.getAsLong(), n);
+        }
+        return new IllegalStateException("push into ring " + t.queue() + ", group '" + group
+                + "' wrote nothing although its head row allows " + n + " more numbers (" + last + ")");
+    }
+}

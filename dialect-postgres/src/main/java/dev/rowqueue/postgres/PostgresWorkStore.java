@@ -1,0 +1,229 @@
+package dev.rowqueue.postgres;
+
+import dev.rowqueue.Job;
+import dev.rowqueue.spi.Jdbc;
+import dev.rowqueue.spi.Sql;
+import dev.rowqueue.spi.SqlOp;
+import dev.rowqueue.spi.StandardWorkStore;
+import dev.rowqueue.spi.WorkTables;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * The work queue on PostgreSQL. A claim is one statement:
+ *
+ * <pre>{@code
+ * WITH c AS MATERIALIZED (SELECT id, due_ms FROM <queue> WHERE state = 0 AND due_ms <= <now>
+ *                         ORDER BY prio DESC, due_ms, id LIMIT :n FOR UPDATE SKIP LOCKED)
+ * UPDATE <queue> q SET attempts = ..., lease_token = :token, due_ms = <now> + :lease
+ * FROM c WHERE q.id = c.id RETURNING q.*, c.due_ms
+ * }</pre>
+ *
+ * The candidates are locked as they are found and other consumers skip them, so no claim waits for another and none
+ * leases a job twice. The CTE is materialized (explicitly from PostgreSQL 12 on, always before) so its locking query
+ * runs exactly once. {@code RETURNING} has no order: the jobs are sorted back into claim order with the due time each
+ * had before the lease. The claim walks the partial index {@code (prio DESC, due_ms, id) WHERE state = 0}, so dead
+ * jobs cost it nothing.
+ *
+ * <p>Enqueue (one job or a batch) is one {@code INSERT ... SELECT FROM unnest(:payloads) ... RETURNING id}; enqueue,
+ * nack, release and revive send {@code pg_notify('rowqueue_<queue>', <delay ms>)} in the same statement when the
+ * dialect notifies (option {@code notify}, on by default), so the notification is delivered exactly when the work
+ * commits.
+ */
+final class PostgresWorkStore extends StandardWorkStore {
+
+    private final String channel;
+    private final Sql enqueue;
+    private final Sql claim;
+    private final Sql nack;
+    private final Sql release;
+    private final Sql reviveOne;
+    private final Sql reviveAll;
+    private final Sql cursor;
+
+    PostgresWorkStore(PostgresDialect dialect, WorkTables tables, boolean notify) {
+        super(dialect, tables);
+        this.channel = PostgresDialect.channel(tables);
+        String live = "state = " + WorkTables.LIVE;
+        String jobs = t.jobs();
+        String insert = "INSERT INTO " + jobs + " (payload, prio, state, due_ms, attempts, enqueued_ms)"
+                + " SELECT p.payload, :prio, " + WorkTables.LIVE + ", " + now + " + :delay, 0, " + now + " FROM "
+                + PgArrays.payloadRows("payloads") + " ORDER BY p.ord RETURNING id";
+        enqueue = Sql.of(notify
+                ? "WITH ins AS (" + insert + "), note AS (SELECT pg_notify(:channel, CAST(:delay AS TEXT)) AS sent)"
+                        + " SELECT ins.id FROM ins CROSS JOIN note ORDER BY ins.id"
+                : "WITH ins AS (" + insert + ") SELECT id FROM ins ORDER BY id");
+        claim = Sql.of("WITH c AS " + (dialect.hasMaterializedCte() ? "MATERIALIZED " : "") + "(SELECT id, due_ms FROM "
+                + jobs + " WHERE " + live + " AND due_ms <= " + now + " ORDER BY prio DESC, due_ms, id LIMIT :n"
+                + " FOR UPDATE SKIP LOCKED)"
+                + " UPDATE " + jobs + " q SET attempts = q.attempts + CASE WHEN q.lease_token IS NULL THEN 0 ELSE 1 END,"
+                + " lease_token = :token, due_ms = " + now + " + :lease FROM c WHERE q.id = c.id RETURNING "
+                + qualified("q") + ", c.due_ms AS claimed_due");
+        String mine = " WHERE id = :id AND lease_token = :token AND " + live;
+        String nackUpdate = "UPDATE " + jobs + " SET state = CASE WHEN attempts + 1 >= :max THEN " + WorkTables.DEAD
+                + " ELSE " + WorkTables.LIVE + " END, attempts = attempts + 1, due_ms = " + now
+                + " + :delay, last_error = :error, lease_token = NULL" + mine + " RETURNING state";
+        nack = Sql.of(notify
+                ? "WITH u AS (" + nackUpdate + ") SELECT u.state, CASE WHEN u.state = " + WorkTables.LIVE
+                        + " THEN pg_notify(:channel, CAST(:delay AS TEXT)) END FROM u"
+                : nackUpdate);
+        String releaseUpdate = "UPDATE " + jobs + " SET due_ms = " + now + ", lease_token = NULL" + mine
+                + " RETURNING id";
+        release = Sql.of(notify ? "WITH u AS (" + releaseUpdate + ") SELECT u.id, pg_notify(:channel, '0') FROM u"
+                : releaseUpdate);
+        String revive = "UPDATE " + jobs + " SET state = " + WorkTables.LIVE + ", attempts = 0, due_ms = " + now
+                + ", lease_token = NULL WHERE state = " + WorkTables.DEAD;
+        reviveOne = Sql.of(counted(revive + " AND id = :id", notify));
+        reviveAll = Sql.of(counted(revive, notify));
+        cursor = Sql.of("INSERT INTO " + t.cursors() + " AS r (cursor_name, last_id) VALUES (:cursor, 0)"
+                + " ON CONFLICT (cursor_name) DO UPDATE SET last_id = r.last_id RETURNING last_id");
+    }
+
+    /** Creates the cursor at 0 if missing and locks it, in one statement. */
+    @Override
+    protected long lockCursor(Connection c, String name) throws SQLException {
+        try (PreparedStatement ps = cursor.prepare(c)) {
+            dialect.bind(cursor, ps).set("cursor", name).done();
+            return Jdbc.firstLong(ps).orElseThrow(() -> new SQLException("cursor upsert returned no row"));
+        }
+    }
+
+    /** Job columns of a table alias, labelled as {@link Jdbc#job} reads them. */
+    private static String qualified(String alias) {
+        StringBuilder b = new StringBuilder();
+        for (String column : Jdbc.JOB_COLUMNS.split(",\\s*")) {
+            b.append(b.length() == 0 ? "" : ", ").append(alias).append('.').append(column);
+        }
+        return b.toString();
+    }
+
+    /** An update returning how many rows it changed, notifying listeners if any. */
+    private static String counted(String update, boolean notify) {
+        String count = "WITH u AS (" + update + " RETURNING id) SELECT n.changed";
+        return notify
+                ? count + ", CASE WHEN n.changed > 0 THEN pg_notify(:channel, '0') END FROM (SELECT COUNT(*) AS changed"
+                        + " FROM u) n"
+                : count + " FROM (SELECT COUNT(*) AS changed FROM u) n";
+    }
+
+    private Sql.Binder bind(Sql sql, PreparedStatement ps) throws SQLException {
+        Sql.Binder b = dialect.bind(sql, ps);
+        if (sql.has("channel")) {
+            b.set("channel", channel);
+        }
+        return b;
+    }
+
+    @Override
+    public SqlOp<long[]> enqueue(List<String> payloads, int priority, long delayMs) {
+        return SqlOp.statement(c -> {
+            try (PreparedStatement ps = enqueue.prepare(c)) {
+                bind(enqueue, ps).setArray("payloads", PgArrays.texts(c, payloads)).setInt("prio", priority)
+                        .set("delay", delayMs).done();
+                long[] ids = Jdbc.longs(ps).stream().mapToLong(Long::longValue).toArray();
+                if (ids.length != payloads.size()) {
+                    throw new SQLException("enqueue into " + t.jobs() + " returned " + ids.length + " ids for "
+                            + payloads.size() + " jobs");
+                }
+                return ids;
+            }
+        });
+    }
+
+    @Override
+    public SqlOp<List<Job>> claim(int max, long leaseMs, long token) {
+        return SqlOp.statement(c -> {
+            List<Job> jobs = new ArrayList<>();
+            List<Long> claimedDue = new ArrayList<>();
+            try (PreparedStatement ps = claim.prepare(c)) {
+                dialect.bind(claim, ps).setInt("n", max).set("token", token).set("lease", leaseMs).done();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        jobs.add(Jdbc.job(rs));
+                        claimedDue.add(rs.getLong("claimed_due"));
+                    }
+                }
+            }
+            return inClaimOrder(jobs, claimedDue);
+        });
+    }
+
+    /** Sorts jobs by priority descending, due time before the lease, id: the order the claim chose them in. */
+    private static List<Job> inClaimOrder(List<Job> jobs, List<Long> claimedDue) {
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < jobs.size(); i++) {
+            order.add(i);
+        }
+        order.sort(Comparator.<Integer>comparingInt(i -> jobs.get(i).priority()).reversed()
+                .thenComparingLong(claimedDue::get)
+                .thenComparingLong(i -> jobs.get(i).id()));
+        List<Job> sorted = new ArrayList<>(jobs.size());
+        for (int i : order) {
+            sorted.add(jobs.get(i));
+        }
+        return sorted;
+    }
+
+    /** Leases rotation candidates (locked by the caller's {@code FOR UPDATE SKIP LOCKED}) in one statement. */
+    @Override
+    protected List<Job> leaseAndRead(Connection c, List<Long> ids, long leaseMs, long token) throws SQLException {
+        Sql lease = Sql.of("UPDATE " + t.jobs() + " SET attempts = attempts + CASE WHEN lease_token IS NULL THEN 0"
+                + " ELSE 1 END, lease_token = :token, due_ms = " + now + " + :lease WHERE id = ANY(CAST(:ids AS"
+                + " BIGINT[])) AND state = " + WorkTables.LIVE + " AND due_ms <= " + now + " RETURNING "
+                + Jdbc.JOB_COLUMNS);
+        try (PreparedStatement ps = lease.prepare(c)) {
+            dialect.bind(lease, ps).set("token", token).set("lease", leaseMs).setArray("ids", PgArrays.longs(c, ids))
+                    .done();
+            return inOrder(Jdbc.jobs(ps), ids);
+        }
+    }
+
+    private SqlOp<Boolean> changesOne(Sql sql, long id, long token, Binding extra) {
+        return SqlOp.statement(c -> {
+            try (PreparedStatement ps = sql.prepare(c)) {
+                Sql.Binder b = bind(sql, ps).set("id", id).set("token", token);
+                extra.bind(b);
+                b.done();
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next();
+                }
+            }
+        });
+    }
+
+    private interface Binding {
+        void bind(Sql.Binder b) throws SQLException;
+    }
+
+    @Override
+    public SqlOp<Boolean> nack(long id, long token, long delayMs, int maxAttempts, String error) {
+        return changesOne(nack, id, token, b -> b.setInt("max", maxAttempts).set("delay", delayMs).set("error", error));
+    }
+
+    @Override
+    public SqlOp<Boolean> release(long id, long token) {
+        return changesOne(release, id, token, b -> { });
+    }
+
+    @Override
+    public SqlOp<Integer> revive(OptionalLong id) {
+        Sql sql = id.isPresent() ? reviveOne : reviveAll;
+        return SqlOp.statement(c -> {
+            try (PreparedStatement ps = sql.prepare(c)) {
+                Sql.Binder b = bind(sql, ps);
+                if (id.isPresent()) {
+                    b.set("id", id.getAsLong());
+                }
+                b.done();
+                return (int) Jdbc.firstLong(ps).orElse(0);
+            }
+        });
+    }
+}

@@ -1,0 +1,90 @@
+package dev.rowqueue.postgres;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.rowqueue.RowQueues;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/** A fresh database on the JVM's embedded server of the newest version, with a pool and plain JDBC helpers. */
+final class PgFixture implements AutoCloseable {
+
+    final EmbeddedPostgresServer server;
+    final String database;
+    final HikariDataSource pool;
+
+    private PgFixture(EmbeddedPostgresServer server, String prefix, int poolSize) {
+        this.server = server;
+        this.database = server.newDatabase(prefix);
+        this.pool = server.pool(database, poolSize);
+    }
+
+    /**
+     * @param prefix a database name prefix
+     * @return a fixture on the newest embedded server
+     */
+    static PgFixture newest(String prefix) {
+        return new PgFixture(EmbeddedPostgresServer.shared(EmbeddedPostgresServer.NEWEST), prefix, 24);
+    }
+
+    /**
+     * @param server a server
+     * @param prefix a database name prefix
+     * @return a fixture on that server
+     */
+    static PgFixture on(EmbeddedPostgresServer server, String prefix) {
+        return new PgFixture(server, prefix, 24);
+    }
+
+    /** @return a builder on the pool */
+    RowQueues.Builder builder() {
+        return RowQueues.builder(pool);
+    }
+
+    /**
+     * A connection that is not rowqueue's and not the pool's: "another program".
+     *
+     * @param applicationName how it shows in {@code pg_stat_activity}
+     * @return a new connection in auto-commit mode
+     * @throws SQLException if it cannot connect
+     */
+    Connection plain(String applicationName) throws SQLException {
+        return DriverManager.getConnection(server.url(database) + "?ApplicationName=" + applicationName, "postgres",
+                "");
+    }
+
+    /**
+     * @param sql a statement
+     * @return its update count, or -1
+     */
+    int execute(String sql) {
+        try (Connection c = plain("fixture"); Statement s = c.createStatement()) {
+            return s.execute(sql) ? -1 : s.getUpdateCount();
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * @param sql a query of one number
+     * @return the number
+     */
+    long queryLong(String sql) {
+        try (Connection c = plain("fixture"); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            if (!rs.next()) {
+                throw new IllegalStateException("no row: " + sql);
+            }
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        pool.close();
+    }
+}

@@ -1,0 +1,12 @@
+package dev.rowqueue.postgres;
+
+import dev.rowqueue.tck.RowQueueTck;
+import dev.rowqueue.tck.TckTarget;
+
+/** The whole kit on the newest PostgreSQL available as embedded binaries. */
+class PostgresNewestEmbeddedTckTest extends RowQueueTck {
+    @Override
+    protected TckTarget target() {
+        return EmbeddedPostgresServer.shared(EmbeddedPostgresServer.NEWEST).target();
+    }
+}
