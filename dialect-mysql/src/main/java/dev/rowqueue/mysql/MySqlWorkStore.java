@@ -26,15 +26,20 @@ import java.util.List;
  *       (...)} leases it. The rows are locked, so the jobs are known without reading them again. MySQL forbids a
  *       subquery on the table an {@code UPDATE} changes, hence two statements.</li>
  *   <li><b>last-insert-id</b>, seed 001's claim for servers without SKIP LOCKED (MySQL 5.7, MariaDB before 10.6), in
- *       its priority and schedule variant: {@code UPDATE jobs SET attempts = ..., lease_token = :token, due_ms =
- *       <now> + :lease, id = LAST_INSERT_ID(id) WHERE state = 0 AND due_ms <= <now> ORDER BY prio DESC, due_ms, id
- *       LIMIT 1}, once per job, each returning the leased id as the generated key. The update count tells whether
- *       anything was claimed: when nothing matches, {@code LAST_INSERT_ID()} keeps its old value. The statement
- *       locks as it scans and re-checks the condition on the latest committed row after a lock wait, so two
- *       consumers never lease one job. The leased rows are read back once, by id. (The seed's last variant, a join
- *       with a derived table selecting the candidate, reads the candidate without a lock and does not re-check it;
- *       it is not used.) MySQL evaluates single-table {@code SET} clauses left to right: {@code attempts} is
- *       computed before {@code lease_token} changes.</li>
+ *       its priority and schedule variant. A consistent (lock-free) read picks up to {@code n} candidate ids in claim
+ *       order; then, once per job, {@code UPDATE jobs FORCE INDEX (PRIMARY) SET attempts = ..., lease_token = :token,
+ *       due_ms = <now> + :lease, id = LAST_INSERT_ID(id) WHERE id IN (<candidates>) AND state = 0 AND due_ms <= <now>
+ *       ORDER BY prio DESC, due_ms, id LIMIT 1} leases the first one still claimable and returns its id as the
+ *       generated key. The update count tells whether anything was claimed: when nothing matches,
+ *       {@code LAST_INSERT_ID()} keeps its old value. The update locks the row and re-checks the condition on its
+ *       latest committed version after any lock wait, so two consumers never lease one job; a consumer that lost
+ *       candidates to others tries again with fresh ones (three rounds). Bounding the update to candidates keeps it
+ *       off rows a consistent read cannot see: scanning the claim index, it would wait for every uncommitted job of
+ *       an open transaction (a transactional outbox) until that transaction ends. The leased rows are read back
+ *       once, by id. The seed's last variant, a join with a derived table selecting the candidate, does not re-check
+ *       the condition after the lock and can hand one row to two readers; it is not used. MySQL evaluates
+ *       single-table {@code SET} clauses left to right: {@code attempts} is computed before {@code lease_token}
+ *       changes.</li>
  * </ul>
  *
  * <p>A batch {@code enqueue} is one {@code INSERT ... VALUES (...), (...) RETURNING id} on MariaDB 10.5+; elsewhere
@@ -52,7 +57,7 @@ final class MySqlWorkStore extends StandardWorkStore {
     private final boolean returning;
     private final Sql insertOne;
     private final Sql lockBatch;
-    private final Sql claimOne;
+    private final Sql candidateIds;
 
     MySqlWorkStore(MySqlDialect dialect, WorkTables tables, MySqlDialect.ClaimPath path, boolean returning) {
         super(dialect, tables);
@@ -64,14 +69,7 @@ final class MySqlWorkStore extends StandardWorkStore {
                 + " VALUES (:payload, :prio, " + WorkTables.LIVE + ", " + now + " + :delay, 0, " + now + ")");
         lockBatch = Sql.of("SELECT " + Jdbc.JOB_COLUMNS + ", " + now + " AS now_ms FROM " + t.jobs() + claimable
                 + " LIMIT :n FOR UPDATE SKIP LOCKED");
-        claimOne = Sql.of("UPDATE " + t.jobs() + " SET attempts = attempts + CASE WHEN lease_token IS NULL THEN 0"
-                + " ELSE 1 END, lease_token = :token, due_ms = " + now + " + :lease, id = LAST_INSERT_ID(id)"
-                + claimable + " LIMIT 1");
-    }
-
-    /** @return seed 001's claim statement */
-    Sql claimOneStatement() {
-        return claimOne;
+        candidateIds = Sql.of("SELECT id FROM " + t.jobs() + claimable + " LIMIT :n");
     }
 
     // ---------------------------------------------------------------- enqueue
@@ -139,7 +137,12 @@ final class MySqlWorkStore extends StandardWorkStore {
                 b.set("payload" + r, payloads.get(rows.get(r)));
             }
             b.done();
-            try (ResultSet rs = ps.executeQuery()) {
+            // execute(), not executeQuery(): MySQL Connector/J refuses executeQuery() for a statement that does not
+            // start with SELECT, even though MariaDB answers INSERT ... RETURNING with a result set
+            if (!ps.execute()) {
+                throw new SQLException("INSERT ... RETURNING returned no result set for " + t.jobs());
+            }
+            try (ResultSet rs = ps.getResultSet()) {
                 for (int r = 0; r < rows.size(); r++) {
                     if (!rs.next()) {
                         throw new SQLException("INSERT ... RETURNING returned " + r + " ids for " + rows.size()
@@ -206,13 +209,25 @@ final class MySqlWorkStore extends StandardWorkStore {
 
     private List<Job> claimByLastInsertId(Connection c, int max, long leaseMs, long token) throws SQLException {
         List<Long> ids = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(claimOne.jdbc(), Statement.RETURN_GENERATED_KEYS)) {
-            while (ids.size() < max) {
-                dialect.bind(claimOne, ps).set("token", token).set("lease", leaseMs).done();
-                if (ps.executeUpdate() == 0) {
-                    break; // nothing claimable: LAST_INSERT_ID() still holds an older value, do not read it
+        for (int round = 0; round < CLAIM_ROUNDS && ids.size() < max; round++) {
+            List<Long> candidates = select(c, candidateIds, max - ids.size(), -1);
+            if (candidates.isEmpty()) {
+                break;
+            }
+            int before = ids.size();
+            Sql claim = claimOneOf(candidates.size());
+            try (PreparedStatement ps = c.prepareStatement(claim.jdbc(), Statement.RETURN_GENERATED_KEYS)) {
+                while (ids.size() - before < candidates.size()) {
+                    Jdbc.bindList(dialect.bind(claim, ps).set("token", token).set("lease", leaseMs), "id",
+                            candidates).done();
+                    if (ps.executeUpdate() == 0) {
+                        break; // nothing left to claim: LAST_INSERT_ID() still holds an older value, do not read it
+                    }
+                    ids.add(LastInsertId.read(c, ps));
                 }
-                ids.add(LastInsertId.read(c, ps));
+            }
+            if (ids.size() - before == candidates.size()) {
+                break; // no race lost
             }
         }
         if (ids.isEmpty()) {
@@ -225,4 +240,20 @@ final class MySqlWorkStore extends StandardWorkStore {
             return inOrder(Jdbc.jobs(ps), ids);
         }
     }
+
+    /**
+     * Seed 001's claim, bounded to candidates: the primary key is forced so that the statement locks only rows a
+     * consistent read saw committed and claimable, never an uncommitted job of an open transaction (a transactional
+     * outbox), which a scan of the claim index would wait for.
+     *
+     * @param candidates the number of candidate ids
+     * @return the statement
+     */
+    Sql claimOneOf(int candidates) {
+        return Sql.of("UPDATE " + t.jobs() + " FORCE INDEX (PRIMARY) SET attempts = attempts + CASE WHEN lease_token"
+                + " IS NULL THEN 0 ELSE 1 END, lease_token = :token, due_ms = " + now + " + :lease,"
+                + " id = LAST_INSERT_ID(id) WHERE id IN (" + Jdbc.parameterList(candidates, "id") + ") AND state = "
+                + WorkTables.LIVE + " AND due_ms <= " + now + " ORDER BY prio DESC, due_ms, id LIMIT 1");
+    }
+
 }
