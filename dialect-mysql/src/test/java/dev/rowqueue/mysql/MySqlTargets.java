@@ -3,6 +3,7 @@ package dev.rowqueue.mysql;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.rowqueue.tck.TckTargets;
+import org.testcontainers.containers.JdbcDatabaseContainer;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -98,6 +99,26 @@ final class MySqlTargets {
         String password = System.getenv().getOrDefault(prefix + "_PASSWORD", "");
         HikariDataSource ds = pool(url, user, password, null, prefix.toLowerCase(Locale.ROOT));
         return TckTargets.of(label + " at " + url.replaceAll("[?;].*$", "") + " (" + prefix + "_URL)", ds, ds::close);
+    }
+
+    /**
+     * A target in a Testcontainers container, started here and stopped when the target closes. Callers are classes
+     * annotated {@code @Testcontainers(disabledWithoutDocker = true)}, so without a Docker engine this never runs and
+     * the class is reported NOT RUN.
+     *
+     * @param container a MySQL or MariaDB container, not started
+     * @param label     e.g. "MySQL 8.4 (Testcontainers, mysql:8.4)"
+     * @param session   the session settings
+     * @return the target
+     */
+    static TckTargets.Target container(JdbcDatabaseContainer<?> container, String label, Session session) {
+        container.start();
+        HikariDataSource ds = pool(container.getJdbcUrl(), container.getUsername(), container.getPassword(), session,
+                container.getDockerImageName());
+        return TckTargets.of(label + ", " + session.describe(), ds, () -> {
+            ds.close();
+            container.stop();
+        });
     }
 
     /**
