@@ -85,57 +85,39 @@ public class MySqlDialect extends Dialect {
     /** How a claim finds and leases jobs. */
     public enum ClaimPath {
         /** {@code SELECT ... FOR UPDATE SKIP LOCKED}, then {@code UPDATE} by id (MySQL 8.0.1+, MariaDB 10.6+). */
-        SKIP_LOCKED("skip-locked"),
+        SKIP_LOCKED,
         /** Seed 001: {@code UPDATE ... id = LAST_INSERT_ID(id) ... ORDER BY ... LIMIT 1}, once per job. */
-        LAST_INSERT_ID("last-insert-id");
-
-        private final String value;
-
-        ClaimPath(String value) {
-            this.value = value;
-        }
+        LAST_INSERT_ID;
 
         /** @return the option value */
         public String value() {
-            return value;
+            return optionValue(this);
         }
     }
 
     /** The single statement of {@link RingStrategy#SINGLE_WRITER}. */
     public enum SingleWriterStatement {
         /** Seed 003: {@code INSERT ... SELECT MAX(seq) + 1 ... ON DUPLICATE KEY UPDATE}. */
-        UPSERT("upsert"),
+        UPSERT,
         /** Seed 000: {@code REPLACE ... SELECT MAX(seq) + 1 ...}. */
-        REPLACE("replace");
-
-        private final String value;
-
-        SingleWriterStatement(String value) {
-            this.value = value;
-        }
+        REPLACE;
 
         /** @return the option value */
         public String value() {
-            return value;
+            return optionValue(this);
         }
     }
 
     /** The type of group, counter key and cursor name columns. */
     public enum KeyType {
         /** {@code VARCHAR(200)} in utf8mb4 with a NO PAD binary collation. */
-        VARCHAR("varchar"),
+        VARCHAR,
         /** {@code VARBINARY(600)}: bytes, compared exactly on every version. */
-        VARBINARY("varbinary");
-
-        private final String value;
-
-        KeyType(String value) {
-            this.value = value;
-        }
+        VARBINARY;
 
         /** @return the option value */
         public String value() {
-            return value;
+            return optionValue(this);
         }
     }
 
@@ -194,6 +176,14 @@ public class MySqlDialect extends Dialect {
         KeyType keys = option(options, OPTION_KEY_TYPE, KeyType.values(), KeyType::value,
                 hasNoPadBinaryCollation(v) ? KeyType.VARCHAR : KeyType.VARBINARY);
         return new MySqlDialect(name, product, claim, sw, keys);
+    }
+
+    /**
+     * @param constant an option constant
+     * @return its option value: the name in lower case with dashes, e.g. {@code last-insert-id}
+     */
+    static String optionValue(Enum<?> constant) {
+        return constant.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
     private static <E> E option(Map<String, String> options, String key, E[] values,

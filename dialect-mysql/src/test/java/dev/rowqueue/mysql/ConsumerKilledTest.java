@@ -1,6 +1,5 @@
 package dev.rowqueue.mysql;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.rowqueue.Enqueue;
 import dev.rowqueue.Job;
 import dev.rowqueue.RetryPolicy;
@@ -8,24 +7,17 @@ import dev.rowqueue.RowQueueException;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkQueueOptions;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -41,33 +33,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * claim committed (a consumer that died holding jobs), the jobs come back when the lease ends, with one failed
  * attempt, and its late ack is refused.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ConsumerKilledTest {
+class ConsumerKilledTest extends EmbeddedServerTest {
 
-    private static final String DATABASE = "it_killed";
     private static final Duration LEASE = Duration.ofSeconds(1);
 
-    private final Map<EmbeddedMariaDb.Driver, HikariDataSource> pools = new EnumMap<>(EmbeddedMariaDb.Driver.class);
-    private EmbeddedMariaDb server;
-
-    @BeforeAll
-    void start() {
-        server = EmbeddedMariaDb.get();
-        server.recreateDatabase(DATABASE);
-        for (EmbeddedMariaDb.Driver d : EmbeddedMariaDb.Driver.values()) {
-            pools.put(d, MySqlTargets.pool(server.url(d, DATABASE), "root", "",
-                    new MySqlTargets.Session(MySqlTargets.READ_COMMITTED, "+00:00", false), DATABASE + "_" + d));
-        }
+    @Override
+    protected String database() {
+        return "it_killed";
     }
 
-    @AfterAll
-    void stop() {
-        pools.values().forEach(HikariDataSource::close);
-        server.dropDatabase(DATABASE);
-    }
-
-    private Connection connect(EmbeddedMariaDb.Driver driver) throws SQLException {
-        return DriverManager.getConnection(server.url(driver, DATABASE), "root", "");
+    @Override
+    protected MySqlTargets.Session session() {
+        return new MySqlTargets.Session(MySqlTargets.READ_COMMITTED, "+00:00", false);
     }
 
     private static long connectionId(Connection c) throws SQLException {
@@ -83,10 +60,6 @@ class ConsumerKilledTest {
         }
     }
 
-    private static String name(String prefix, Object variant) {
-        return prefix + "_" + variant.toString().toLowerCase(Locale.ROOT).replace('-', '_') + "_"
-                + Long.toString(System.nanoTime() % 1_000_000, 36);
-    }
 
     /**
      * The consumer's claim (seed 001's, which waits for row locks) holds its first jobs locked and waits for the last

@@ -1,6 +1,5 @@
 package dev.rowqueue.mysql;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.rowqueue.CounterOverflowException;
 import dev.rowqueue.Counters;
 import dev.rowqueue.Enqueue;
@@ -12,21 +11,16 @@ import dev.rowqueue.SequenceExhaustedException;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.tck.CountingDataSource;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TimeZone;
@@ -43,37 +37,16 @@ import static org.junit.jupiter.api.Assertions.fail;
  * {@code LAST_INSERT_ID(expr)} as the generated key on the UPDATE branch too and for negative and extreme values;
  * statements per operation; the clock under odd session time zones; real server errors and their classification.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ServerBehaviourTest {
+class ServerBehaviourTest extends EmbeddedServerTest {
 
-    private static final String DATABASE = "it_behaviour";
-
-    private final Map<EmbeddedMariaDb.Driver, HikariDataSource> pools = new EnumMap<>(EmbeddedMariaDb.Driver.class);
-    private EmbeddedMariaDb server;
-
-    @BeforeAll
-    void start() {
-        server = EmbeddedMariaDb.get();
-        server.recreateDatabase(DATABASE);
-        for (EmbeddedMariaDb.Driver d : EmbeddedMariaDb.Driver.values()) {
-            pools.put(d, MySqlTargets.pool(server.url(d, DATABASE), "root", "",
-                    new MySqlTargets.Session(MySqlTargets.REPEATABLE_READ, "+05:45", false), DATABASE + "_" + d));
-        }
+    @Override
+    protected String database() {
+        return "it_behaviour";
     }
 
-    @AfterAll
-    void stop() {
-        pools.values().forEach(HikariDataSource::close);
-        server.dropDatabase(DATABASE);
-    }
-
-    private Connection connect(EmbeddedMariaDb.Driver driver) throws SQLException {
-        return DriverManager.getConnection(server.url(driver, DATABASE), "root", "");
-    }
-
-    private static String name(String prefix, EmbeddedMariaDb.Driver driver) {
-        return prefix + "_" + driver.name().toLowerCase(java.util.Locale.ROOT) + "_"
-                + Long.toString(System.nanoTime() % 1_000_000, 36);
+    @Override
+    protected MySqlTargets.Session session() {
+        return new MySqlTargets.Session(MySqlTargets.REPEATABLE_READ, "+05:45", false);
     }
 
     // ---------------------------------------------------------------- LAST_INSERT_ID through both drivers
