@@ -205,10 +205,10 @@ public abstract class Dialect {
 
     /**
      * @param table a table
-     * @return a DROP TABLE statement
+     * @return a DROP TABLE statement, with {@code IF EXISTS} where {@link #supportsIfNotExists()}
      */
     public String dropTable(String table) {
-        return "DROP TABLE " + table;
+        return "DROP TABLE " + (supportsIfNotExists() ? "IF EXISTS " : "") + table;
     }
 
     /** @return the catalog table's DDL */

@@ -74,10 +74,6 @@ public class H2Dialect extends Dialect {
         return true;
     }
 
-    @Override
-    public String dropTable(String table) {
-        return "DROP TABLE IF EXISTS " + table;
-    }
 
     @Override
     public String skipLocked() {

@@ -380,10 +380,6 @@ public class MySqlDialect extends Dialect {
                         + " NOT NULL, PRIMARY KEY (cursor_name)"));
     }
 
-    @Override
-    public String dropTable(String table) {
-        return "DROP TABLE IF EXISTS " + table;
-    }
 
     /** InnoDB keeps the counter at least one above the highest id, so this never moves ids backwards. */
     @Override

@@ -134,10 +134,6 @@ public class PostgresDialect extends Dialect {
         return true;
     }
 
-    @Override
-    public String dropTable(String table) {
-        return "DROP TABLE IF EXISTS " + table;
-    }
 
     @Override
     public String limit(String parameter) {
