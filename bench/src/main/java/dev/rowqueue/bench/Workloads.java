@@ -9,6 +9,7 @@ import dev.rowqueue.RingStrategy;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkQueueOptions;
+import dev.rowqueue.spi.WorkTables;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
@@ -79,7 +80,7 @@ final class Workloads {
         };
     }
 
-    /** The limit for updates: one single-row UPDATE in its own transaction, each thread on its own row. */
+    /** The limit for updates: one single-row UPDATE in its own transaction, of a random one of {@code rows} rows. */
     Harness.Operation bareUpdate(int rows) throws SQLException {
         String t = fresh("b_upd");
         sql("CREATE TABLE " + t + " (k " + varchar + " NOT NULL, v BIGINT NOT NULL, PRIMARY KEY (k))");
@@ -171,13 +172,24 @@ final class Workloads {
         };
     }
 
-    /** A queue with jobs to claim: its backlog is topped up outside the timed operation. */
-    final class Backlog {
+    /**
+     * A queue with jobs to claim. Between rounds (untimed) it is topped up to twice what the last round consumed, so a
+     * claim never finds it empty; the big-backlog variant starts with a million jobs, one chunk in ten of them dead.
+     */
+    final class Backlog implements Harness.Hooks {
         final WorkQueue queue;
         private final AtomicLong enqueued = new AtomicLong();
+        private final AtomicLong processed = new AtomicLong();
+        private final long floor;
 
-        Backlog(WorkQueueOptions options) {
-            this.queue = rq.workQueue(fresh("w"), options);
+        Backlog(long floor) {
+            this.queue = rq.workQueue(fresh("w"), WorkQueueOptions.defaults().leaseDuration(Duration.ofMinutes(5)));
+            this.floor = floor;
+        }
+
+        /** @return live jobs not yet processed */
+        long live() {
+            return enqueued.get() - processed.get();
         }
 
         void fill(long jobs) {
@@ -191,19 +203,42 @@ final class Workloads {
             enqueued.addAndGet(jobs);
         }
 
-        /** Makes {@code dead} jobs dead (claimed, nacked past their single attempt): rows claims must skip. */
-        void kill(int dead) {
-            WorkQueue oneShot = rq.workQueue(queue.name(), WorkQueueOptions.defaults().maxAttempts(1));
-            fill(dead);
-            for (int done = 0; done < dead; ) {
-                List<Job> jobs = oneShot.claim(500);
-                for (Job j : jobs) {
-                    oneShot.nack(j, Duration.ZERO);
+        /**
+         * Fills {@code live} claimable jobs and {@code dead} dead letters, interleaved in chunks of 500 (one chunk in
+         * {@code live / dead + 1} dies), so dead rows sit between live ones in id and due-time order. Dead rows are
+         * made with one {@code UPDATE} per chunk, the state a job reaches after its last failed attempt.
+         */
+        void fillWithDead(long live, long dead) throws SQLException {
+            long every = Math.max(1, (live + dead) / Math.max(1, dead));
+            String kill = "UPDATE " + WorkTables.of(queue.name()).jobs() + " SET state = " + WorkTables.DEAD
+                    + ", attempts = 1, last_error = 'bench' WHERE id BETWEEN ? AND ?";
+            List<String> chunk = new ArrayList<>();
+            for (int i = 0; i < 500; i++) {
+                chunk.add("job");
+            }
+            long madeDead = 0;
+            long madeLive = 0;
+            for (long k = 0; madeDead < dead || madeLive < live; k++) {
+                List<Long> ids = queue.enqueueAll(chunk, Enqueue.defaults());
+                if ((k % every == every - 1 && madeDead < dead) || madeLive >= live) {
+                    try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(kill)) {
+                        ps.setLong(1, ids.get(0));
+                        ps.setLong(2, ids.get(ids.size() - 1));
+                        ps.executeUpdate();
+                    }
+                    madeDead += ids.size();
+                } else {
+                    madeLive += ids.size();
+                    enqueued.addAndGet(ids.size());
                 }
-                done += jobs.size();
-                if (jobs.isEmpty()) {
-                    break;
-                }
+            }
+        }
+
+        @Override
+        public void beforeRound(boolean timed, double lastRate, long roundNanos) {
+            long wanted = Math.max(floor, (long) (lastRate * roundNanos / 1e9 * 2) + 1000);
+            if (live() < wanted) {
+                fill(wanted - live());
             }
         }
 
@@ -214,13 +249,87 @@ final class Workloads {
                 for (Job job : jobs) {
                     queue.ack(job);
                 }
+                processed.addAndGet(jobs.size());
                 return jobs.size();
             };
         }
     }
 
-    Backlog backlog() {
-        return new Backlog(WorkQueueOptions.defaults().leaseDuration(Duration.ofMinutes(5)));
+    /** @param floor the fewest live jobs kept before each round */
+    Backlog backlog(long floor) {
+        return new Backlog(floor);
+    }
+
+    /**
+     * Enqueue-to-claim latency with blocking claims: one producer enqueues at a fixed rate, each payload the
+     * {@link System#nanoTime()} just before its enqueue; the client threads wait in {@code claim(1, maxWait)} and
+     * record, per job, the time from that moment to the return of their claim (so the enqueue's own statement and
+     * commit are included), then ack it. Reported: jobs per second (the producer's rate when consumers keep up) and
+     * the percentiles of those latencies.
+     */
+    final class EnqueueToClaim implements Harness.Hooks, AutoCloseable {
+        private final WorkQueue queue = rq.workQueue(fresh("l"));
+        private final int perSecond;
+        private final Thread producer;
+        private final java.util.concurrent.ConcurrentLinkedQueue<Long> samples = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        private volatile boolean recording;
+        private volatile boolean stop;
+
+        EnqueueToClaim(int perSecond) {
+            this.perSecond = perSecond;
+            producer = new Thread(this::produce, "bench-producer");
+            producer.setDaemon(true);
+        }
+
+        private void produce() {
+            long interval = 1_000_000_000L / perSecond;
+            long next = System.nanoTime();
+            while (!stop) {
+                long wait = next - System.nanoTime();
+                if (wait > 0) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(wait);
+                    continue;
+                }
+                queue.enqueue(Long.toString(System.nanoTime()));
+                next += interval;
+                if (System.nanoTime() - next > 100 * interval) {
+                    next = System.nanoTime(); // fell far behind (a stall): do not burst to catch up
+                }
+            }
+        }
+
+        @Override
+        public void beforeRound(boolean timed, double lastRate, long roundNanos) {
+            if (!producer.isAlive()) {
+                producer.start();
+            }
+            recording = timed;
+        }
+
+        Harness.Operation consume() {
+            return (thread, n) -> {
+                List<Job> jobs = queue.claim(1, Duration.ofMillis(250));
+                long now = System.nanoTime();
+                for (Job job : jobs) {
+                    if (recording) {
+                        samples.add(now - Long.parseLong(job.payload()));
+                    }
+                    queue.ack(job);
+                }
+                return jobs.size();
+            };
+        }
+
+        @Override
+        public long[] latencies() {
+            return samples.stream().mapToLong(Long::longValue).toArray();
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            stop = true;
+            producer.join(10_000);
+        }
     }
 
     Harness.Operation increment(int keys) {
