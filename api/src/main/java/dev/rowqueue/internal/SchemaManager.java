@@ -76,6 +76,15 @@ final class SchemaManager {
         }
     }
 
+    /** Tables and indexes: on some databases (PostgreSQL) they share one namespace. */
+    static List<String> objects(String name, QueueKind kind) {
+        return switch (kind) {
+            case RING -> RingTables.of(name).objects();
+            case WORK -> WorkTables.of(name).objects();
+            case COUNTERS -> CounterTable.of(name).objects();
+        };
+    }
+
     static List<String> tables(String name, QueueKind kind) {
         return switch (kind) {
             case RING -> RingTables.of(name).tables();
@@ -147,11 +156,11 @@ final class SchemaManager {
     }
 
     private static void checkCollisions(List<QueueInfo> catalog, Definition d) {
-        Set<String> mine = new HashSet<>(tables(d.name(), d.kind()));
+        Set<String> mine = new HashSet<>(objects(d.name(), d.kind()));
         for (QueueInfo other : catalog) {
-            for (String table : other.tables()) {
-                if (mine.contains(table)) {
-                    throw new QueueConflictException("queue '" + d.name() + "' needs table " + table
+            for (String object : objects(other.name(), other.kind())) {
+                if (mine.contains(object)) {
+                    throw new QueueConflictException("queue '" + d.name() + "' needs the name " + object
                             + ", which belongs to " + describe(other) + " '" + other.name() + "'");
                 }
             }

@@ -21,4 +21,9 @@ public record CounterTable(String queue, String table) {
     public List<String> tables() {
         return List.of(table);
     }
+
+    /** @return every name the queue takes in the database's namespace */
+    public List<String> objects() {
+        return List.of(table);
+    }
 }

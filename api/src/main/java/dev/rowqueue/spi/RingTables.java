@@ -29,4 +29,9 @@ public record RingTables(String queue, String entries, String heads, String seqI
     public List<String> tables() {
         return List.of(entries, heads);
     }
+
+    /** @return every name the queue may take in the database's namespace: tables and indexes */
+    public List<String> objects() {
+        return List.of(entries, heads, seqIndex);
+    }
 }

@@ -221,6 +221,21 @@ public class StandardWorkStore implements WorkStore {
             case AFTER -> candidatesAfter;
             case UP_TO -> candidatesUpTo;
         };
+        return select(c, sql, n, last);
+    }
+
+    /**
+     * Runs a candidate query: binds {@code :last} if the query has it, and limits the rows to {@code n}, through
+     * {@code :n} or, where the query has no row limit (see {@link Dialect#lockingLimit}), on the cursor.
+     *
+     * @param c    a connection in a transaction
+     * @param sql  a query returning ids
+     * @param n    the most ids wanted
+     * @param last the rotation cursor's position, if the query uses it
+     * @return the ids in query order
+     * @throws SQLException from the driver
+     */
+    protected List<Long> select(Connection c, Sql sql, int n, long last) throws SQLException {
         try (PreparedStatement ps = sql.prepare(c)) {
             Sql.Binder b = dialect.bind(sql, ps);
             if (sql.has("n")) {

@@ -15,8 +15,9 @@ import java.util.List;
  * @param jobs       the jobs table (named like the queue)
  * @param cursors    the rotation cursor table
  * @param claimIndex the index on {@code (state, prio DESC, due_ms, id)} claims walk
+ * @param deadIndex  the name for a separate dead-letter index, where a dialect keeps one
  */
-public record WorkTables(String queue, String jobs, String cursors, String claimIndex) {
+public record WorkTables(String queue, String jobs, String cursors, String claimIndex, String deadIndex) {
 
     /** {@code state} of a job that can be claimed, is leased or waits for its due time. */
     public static final int LIVE = 0;
@@ -28,11 +29,16 @@ public record WorkTables(String queue, String jobs, String cursors, String claim
      * @return its table names
      */
     public static WorkTables of(String queue) {
-        return new WorkTables(queue, queue, queue + "_rot", queue + "_due");
+        return new WorkTables(queue, queue, queue + "_rot", queue + "_due", queue + "_dead");
     }
 
     /** @return the tables, in creation order */
     public List<String> tables() {
         return List.of(jobs, cursors);
+    }
+
+    /** @return every name the queue may take in the database's namespace: tables and indexes */
+    public List<String> objects() {
+        return List.of(jobs, cursors, claimIndex, deadIndex);
     }
 }

@@ -186,7 +186,7 @@ public class PostgresDialect extends Dialect {
      * @return the name of its dead-letter index
      */
     static String deadIndex(WorkTables t) {
-        return t.jobs() + "_dead_idx";
+        return t.deadIndex();
     }
 
     @Override

@@ -106,7 +106,7 @@ class PostgresBacklogTest {
         List<Job> dead = q.deadLetters(50);
         assertEquals(50, dead.size());
         String plan = explain(counting.recorded().get(0), 50);
-        assertTrue(plan.contains("backlog_dead_idx"), plan);
+        assertTrue(plan.contains("backlog_dead"), plan);
         assertFalse(plan.contains("Seq Scan on backlog"), plan);
     }
 }

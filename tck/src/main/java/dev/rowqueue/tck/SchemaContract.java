@@ -136,6 +136,15 @@ public abstract class SchemaContract extends Contract {
     }
 
     @Test
+    void a_name_that_collides_with_another_queues_index_is_refused() {
+        String name = newName();
+        rq().workQueue(name);
+        String collides = env().track(name + "_due");
+        assertThrows(QueueConflictException.class, () -> rq().counters(collides),
+                "indexes share the table namespace on some databases");
+    }
+
+    @Test
     void queue_names_are_case_insensitive() {
         String name = newName();
         rq().ring(name.toUpperCase(java.util.Locale.ROOT), 3).push("g", "x");

@@ -1,0 +1,488 @@
+package dev.rowqueue.mysql;
+
+import dev.rowqueue.Capability;
+import dev.rowqueue.RingOptions;
+import dev.rowqueue.RingStrategy;
+import dev.rowqueue.spi.CounterStore;
+import dev.rowqueue.spi.CounterTable;
+import dev.rowqueue.spi.DatabaseProduct;
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.RingStore;
+import dev.rowqueue.spi.RingTables;
+import dev.rowqueue.spi.SqlErrorKind;
+import dev.rowqueue.spi.WorkStore;
+import dev.rowqueue.spi.WorkTables;
+
+import java.sql.SQLException;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * The MySQL family: MySQL 5.7, 8.x and 9.x, MariaDB 10.x and 11.x (InnoDB), through MySQL Connector/J or MariaDB
+ * Connector/J. It needs no driver class: everything goes through plain JDBC.
+ *
+ * <p>What it does differently from the portable dialect:
+ * <ul>
+ *   <li><b>Exact keys.</b> Groups, counter keys and cursor names must compare byte for byte ('a', 'A', 'a ' and
+ *       ' a' are four keys), but MySQL's default collations ignore case and the {@code PAD SPACE} ones (including
+ *       {@code utf8mb4_bin}) ignore trailing spaces. Key columns are {@code VARCHAR(200)} in utf8mb4 with a
+ *       {@code NO PAD} binary collation ({@code utf8mb4_nopad_bin} on MariaDB 10.2.2+, {@code utf8mb4_0900_bin}
+ *       on MySQL 8.0.17+), or {@code VARBINARY(600)} where the server has none (MySQL 5.7, MariaDB 10.0/10.1):
+ *       600 bytes hold any 200 UTF-16 code units in UTF-8.</li>
+ *   <li><b>Payloads</b> are {@code MEDIUMTEXT} in utf8mb4, accepted up to {@value #MAX_PAYLOAD} characters
+ *       (at most 3,000,000 bytes: inside MEDIUMTEXT's 16 MiB and MySQL 5.7's default 4 MiB packet).</li>
+ *   <li><b>Time</b> is epoch milliseconds of {@code UTC_TIMESTAMP(3)}, independent of the session time zone and
+ *       free of the daylight-saving ambiguity of {@code UNIX_TIMESTAMP(NOW())}.</li>
+ *   <li><b>Ring push</b> (safe strategy): the head row is bumped with
+ *       {@code INSERT ... VALUES (:grp, LAST_INSERT_ID(:n)) ON DUPLICATE KEY UPDATE last_seq =
+ *       LAST_INSERT_ID(last_seq + :n)}, whose new value arrives as the driver's generated key, then all slots are
+ *       written with one multi-row {@code INSERT ... ON DUPLICATE KEY UPDATE}: two statements per push, whatever
+ *       its size, in one transaction. The single-writer strategy is seed 003's {@code INSERT ... SELECT
+ *       MAX(seq) + 1 ... ON DUPLICATE KEY UPDATE} or seed 000's {@code REPLACE ... SELECT} (option
+ *       {@value #OPTION_SINGLE_WRITER}).</li>
+ *   <li><b>Claim</b>: {@code SELECT ... FOR UPDATE SKIP LOCKED} then {@code UPDATE} by id where the server has
+ *       SKIP LOCKED (MySQL 8.0.1+, MariaDB 10.6+), else seed 001's {@code UPDATE ... SET ..., id =
+ *       LAST_INSERT_ID(id) ... ORDER BY prio DESC, due_ms, id LIMIT 1} with the update count (option
+ *       {@value #OPTION_CLAIM} forces either).</li>
+ *   <li><b>Counters</b> in one statement with seed 004's {@code LAST_INSERT_ID(expr)}.</li>
+ *   <li><b>Enqueue</b> of a batch in one statement with {@code INSERT ... RETURNING id} on MariaDB 10.5+.</li>
+ *   <li><b>Errors</b> by vendor code: 1213 deadlock and MariaDB's 1020 snapshot conflict (rolled back, retried),
+ *       1205 lock wait timeout (rolled back, then retried), 1062 duplicate key, 1050/1061 already exists,
+ *       1146 missing table, 1690 out of range, 2006/2013/1927 connection lost.</li>
+ * </ul>
+ *
+ * <p>Options (builder {@code dialectOption(key, value)}):
+ * <ul>
+ *   <li>{@value #OPTION_CLAIM}: {@code skip-locked} or {@code last-insert-id}; default by server version;</li>
+ *   <li>{@value #OPTION_SINGLE_WRITER}: {@code upsert} (default) or {@code replace};</li>
+ *   <li>{@value #OPTION_KEY_TYPE}: {@code varchar} or {@code varbinary}; default by server version. It decides the
+ *       DDL of new tables only.</li>
+ * </ul>
+ */
+public class MySqlDialect extends Dialect {
+
+    /** The MySQL provider's dialect name. */
+    public static final String MYSQL = "mysql";
+    /** The MariaDB provider's dialect name. */
+    public static final String MARIADB = "mariadb";
+    /** Option: which claim statement to use. */
+    public static final String OPTION_CLAIM = "mysql.claim";
+    /** Option: which statement the single-writer ring strategy uses. */
+    public static final String OPTION_SINGLE_WRITER = "mysql.singleWriter";
+    /** Option: the type of key columns in new tables. */
+    public static final String OPTION_KEY_TYPE = "mysql.keyType";
+    /** The longest payload, in characters (UTF-16 code units, as {@link String#length()}). */
+    public static final int MAX_PAYLOAD = 1_000_000;
+    /** Bytes of a {@code VARBINARY} key: UTF-8 needs at most 3 bytes per UTF-16 code unit. */
+    static final int KEY_BYTES = 3 * KEY_LENGTH;
+
+    /** How a claim finds and leases jobs. */
+    public enum ClaimPath {
+        /** {@code SELECT ... FOR UPDATE SKIP LOCKED}, then {@code UPDATE} by id (MySQL 8.0.1+, MariaDB 10.6+). */
+        SKIP_LOCKED,
+        /** Seed 001: {@code UPDATE ... id = LAST_INSERT_ID(id) ... ORDER BY ... LIMIT 1}, once per job. */
+        LAST_INSERT_ID;
+
+        /** @return the option value */
+        public String value() {
+            return optionValue(this);
+        }
+    }
+
+    /** The single statement of {@link RingStrategy#SINGLE_WRITER}. */
+    public enum SingleWriterStatement {
+        /** Seed 003: {@code INSERT ... SELECT MAX(seq) + 1 ... ON DUPLICATE KEY UPDATE}. */
+        UPSERT,
+        /** Seed 000: {@code REPLACE ... SELECT MAX(seq) + 1 ...}. */
+        REPLACE;
+
+        /** @return the option value */
+        public String value() {
+            return optionValue(this);
+        }
+    }
+
+    /** The type of group, counter key and cursor name columns. */
+    public enum KeyType {
+        /** {@code VARCHAR(200)} in utf8mb4 with a NO PAD binary collation. */
+        VARCHAR,
+        /** {@code VARBINARY(600)}: bytes, compared exactly on every version. */
+        VARBINARY;
+
+        /** @return the option value */
+        public String value() {
+            return optionValue(this);
+        }
+    }
+
+    private final String name;
+    private final ServerVersion version;
+    private final ClaimPath claimPath;
+    private final SingleWriterStatement singleWriter;
+    private final KeyType keyType;
+
+    /**
+     * @param name         the dialect's name ({@link #MYSQL} or {@link #MARIADB})
+     * @param product      the database
+     * @param claimPath    the claim statement; must be available on the server
+     * @param singleWriter the single-writer statement
+     * @param keyType      the key column type; must be available on the server
+     */
+    public MySqlDialect(String name, DatabaseProduct product, ClaimPath claimPath, SingleWriterStatement singleWriter,
+                        KeyType keyType) {
+        super(product);
+        this.name = name;
+        this.version = ServerVersion.of(product);
+        this.claimPath = claimPath;
+        this.singleWriter = singleWriter;
+        this.keyType = keyType;
+        if (claimPath == ClaimPath.SKIP_LOCKED && !hasSkipLocked(version)) {
+            throw new IllegalArgumentException(OPTION_CLAIM + "=" + claimPath.value() + " needs MySQL 8.0.1+ or"
+                    + " MariaDB 10.6+; the server is " + version);
+        }
+        if (keyType == KeyType.VARCHAR && !hasNoPadBinaryCollation(version)) {
+            throw new IllegalArgumentException(OPTION_KEY_TYPE + "=" + keyType.value() + " needs a NO PAD binary"
+                    + " collation (MySQL 8.0.17+, MariaDB 10.2.2+); the server is " + version);
+        }
+    }
+
+    /**
+     * Creates the dialect from builder options, refusing unknown keys and values.
+     *
+     * @param name    the dialect's name
+     * @param product the database
+     * @param options {@value #OPTION_CLAIM}, {@value #OPTION_SINGLE_WRITER}, {@value #OPTION_KEY_TYPE}
+     * @return the dialect
+     * @throws IllegalArgumentException for an unknown option or value, or one the server cannot honour
+     */
+    public static MySqlDialect create(String name, DatabaseProduct product, Map<String, String> options) {
+        for (String key : options.keySet()) {
+            if (!List.of(OPTION_CLAIM, OPTION_SINGLE_WRITER, OPTION_KEY_TYPE).contains(key)) {
+                throw new IllegalArgumentException("unknown option '" + key + "' of dialect " + name + "; known: "
+                        + OPTION_CLAIM + ", " + OPTION_SINGLE_WRITER + ", " + OPTION_KEY_TYPE);
+            }
+        }
+        ServerVersion v = ServerVersion.of(product);
+        ClaimPath claim = option(options, OPTION_CLAIM, ClaimPath.values(), ClaimPath::value,
+                hasSkipLocked(v) ? ClaimPath.SKIP_LOCKED : ClaimPath.LAST_INSERT_ID);
+        SingleWriterStatement sw = option(options, OPTION_SINGLE_WRITER, SingleWriterStatement.values(),
+                SingleWriterStatement::value, SingleWriterStatement.UPSERT);
+        KeyType keys = option(options, OPTION_KEY_TYPE, KeyType.values(), KeyType::value,
+                hasNoPadBinaryCollation(v) ? KeyType.VARCHAR : KeyType.VARBINARY);
+        return new MySqlDialect(name, product, claim, sw, keys);
+    }
+
+    /**
+     * @param constant an option constant
+     * @return its option value: the name in lower case with dashes, e.g. {@code last-insert-id}
+     */
+    static String optionValue(Enum<?> constant) {
+        return constant.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    private static <E> E option(Map<String, String> options, String key, E[] values,
+                                java.util.function.Function<E, String> text, E fallback) {
+        String given = options.get(key);
+        if (given == null) {
+            return fallback;
+        }
+        String wanted = given.strip().toLowerCase(Locale.ROOT);
+        return Arrays.stream(values).filter(v -> text.apply(v).equals(wanted)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("option " + key + " must be one of "
+                        + Arrays.stream(values).map(text).collect(Collectors.joining(", ")) + "; got '" + given + "'"));
+    }
+
+    // ---------------------------------------------------------------- version gates
+
+    /**
+     * @param v a server
+     * @return whether it has {@code FOR UPDATE SKIP LOCKED} (MySQL 8.0.1, MariaDB 10.6)
+     */
+    static boolean hasSkipLocked(ServerVersion v) {
+        return v.mariaDb() ? v.atLeast(10, 6, 0) : v.atLeast(8, 0, 1);
+    }
+
+    /**
+     * @param v a server
+     * @return whether it has a utf8mb4 NO PAD binary collation ({@code utf8mb4_nopad_bin} since MariaDB 10.2.2,
+     *         {@code utf8mb4_0900_bin} since MySQL 8.0.17)
+     */
+    static boolean hasNoPadBinaryCollation(ServerVersion v) {
+        return v.mariaDb() ? v.atLeast(10, 2, 2) : v.atLeast(8, 0, 17);
+    }
+
+    /**
+     * @param v a server
+     * @return whether {@code INSERT ... VALUES ... AS alias ON DUPLICATE KEY UPDATE c = alias.c} is available
+     *         (MySQL 8.0.19; MySQL 8.0.20 deprecated {@code VALUES(c)} there); MariaDB has no row alias
+     */
+    static boolean hasRowAlias(ServerVersion v) {
+        return !v.mariaDb() && v.atLeast(8, 0, 19);
+    }
+
+    /**
+     * @param v a server
+     * @return whether {@code INSERT ... RETURNING} is available (MariaDB 10.5; MySQL has none)
+     */
+    static boolean hasInsertReturning(ServerVersion v) {
+        return v.mariaDb() && v.atLeast(10, 5, 0);
+    }
+
+    /**
+     * @param v a server
+     * @return whether {@code CREATE INDEX IF NOT EXISTS} is available (MariaDB; MySQL has none)
+     */
+    static boolean hasCreateIndexIfNotExists(ServerVersion v) {
+        return v.mariaDb();
+    }
+
+    /** @return the server's product and full version */
+    public ServerVersion version() {
+        return version;
+    }
+
+    /** @return the claim path in use */
+    public ClaimPath claimPath() {
+        return claimPath;
+    }
+
+    /** @return the single-writer statement in use */
+    public SingleWriterStatement singleWriterStatement() {
+        return singleWriter;
+    }
+
+    /** @return the key column type of new tables */
+    public KeyType keyColumns() {
+        return keyType;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        EnumSet<Capability> c = EnumSet.of(Capability.UPSERT, Capability.DATABASE_CLOCK,
+                Capability.SINGLE_WRITER_RING);
+        if (claimPath == ClaimPath.SKIP_LOCKED) {
+            c.add(Capability.SKIP_LOCKED);
+        }
+        if (hasInsertReturning(version)) {
+            c.add(Capability.RETURNING);
+        }
+        return Collections.unmodifiableSet(c);
+    }
+
+    @Override
+    public int maxPayloadLength() {
+        return MAX_PAYLOAD;
+    }
+
+    // ---------------------------------------------------------------- time
+
+    /**
+     * Epoch milliseconds of {@code UTC_TIMESTAMP(3)}: the difference of two zone-less DATETIME values in UTC, so no
+     * session {@code time_zone} and no daylight-saving transition can shift it. Like {@code NOW()}, it is evaluated
+     * once per statement.
+     */
+    @Override
+    public String nowMillis() {
+        return "(TIMESTAMPDIFF(MICROSECOND, TIMESTAMP'1970-01-01 00:00:00', UTC_TIMESTAMP(3)) DIV 1000)";
+    }
+
+    // ---------------------------------------------------------------- types and DDL
+
+    /** @return the collation of key columns and of the tables' text columns */
+    String binaryCollation() {
+        if (keyType == KeyType.VARBINARY) {
+            return "utf8mb4_bin";
+        }
+        return version.mariaDb() ? "utf8mb4_nopad_bin" : "utf8mb4_0900_bin";
+    }
+
+    @Override
+    protected String keyType() {
+        return keyType == KeyType.VARCHAR
+                ? "VARCHAR(" + KEY_LENGTH + ") CHARACTER SET utf8mb4 COLLATE " + binaryCollation()
+                : "VARBINARY(" + KEY_BYTES + ")";
+    }
+
+    @Override
+    protected String payloadType() {
+        return "MEDIUMTEXT CHARACTER SET utf8mb4 COLLATE " + binaryCollation();
+    }
+
+    @Override
+    protected String errorType() {
+        return "VARCHAR(" + ERROR_LENGTH + ") CHARACTER SET utf8mb4 COLLATE " + binaryCollation();
+    }
+
+    @Override
+    protected String identityColumn() {
+        return "BIGINT NOT NULL AUTO_INCREMENT";
+    }
+
+    @Override
+    protected boolean supportsIfNotExists() {
+        return true;
+    }
+
+    /**
+     * InnoDB explicitly (the queues need row locks and transactions), utf8mb4 with the exact collation, and, for
+     * 800-byte VARCHAR keys, the DYNAMIC row format whose index prefixes reach 3072 bytes.
+     */
+    @Override
+    protected String tableSuffix() {
+        return " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=" + binaryCollation()
+                + (keyType == KeyType.VARCHAR ? " ROW_FORMAT=DYNAMIC" : "");
+    }
+
+    /** MySQL has no {@code CREATE INDEX IF NOT EXISTS}; MariaDB has. rowqueue declares its indexes in CREATE TABLE. */
+    @Override
+    protected String createIndex(String index, String table, String columns, boolean unique) {
+        return "CREATE " + (unique ? "UNIQUE " : "") + "INDEX "
+                + (hasCreateIndexIfNotExists(version) ? "IF NOT EXISTS " : "") + index + " ON " + table + " ("
+                + columns + ")";
+    }
+
+    /** Indexes are declared inside CREATE TABLE IF NOT EXISTS, so creating the schema twice is harmless everywhere. */
+    @Override
+    public List<String> ringDdl(RingTables t, RingOptions options) {
+        return List.of(
+                createTable(t.entries(), "grp " + keyType() + " NOT NULL, slot " + intType() + " NOT NULL, seq "
+                        + bigintType() + " NOT NULL, payload " + payloadType() + " NOT NULL, pushed_ms " + bigintType()
+                        + " NOT NULL, PRIMARY KEY (grp, slot), UNIQUE KEY " + t.seqIndex() + " (grp, seq)"),
+                createTable(t.heads(), "grp " + keyType() + " NOT NULL, last_seq " + bigintType()
+                        + " NOT NULL, PRIMARY KEY (grp)"));
+    }
+
+    /**
+     * The claim index is {@code (state, prio DESC, due_ms, id)}: MySQL 8+ and MariaDB 10.8+ store the descending
+     * part, so a claim walks it in claim order and stops after the batch; older servers parse and ignore
+     * {@code DESC} and sort instead.
+     */
+    @Override
+    public List<String> workDdl(WorkTables t) {
+        return List.of(
+                createTable(t.jobs(), "id " + identityColumn() + ", payload " + payloadType() + " NOT NULL, prio "
+                        + intType() + " NOT NULL, state " + smallintType() + " NOT NULL, due_ms " + bigintType()
+                        + " NOT NULL, attempts " + intType() + " NOT NULL, lease_token " + bigintType()
+                        + ", enqueued_ms " + bigintType() + " NOT NULL, last_error " + errorType()
+                        + ", PRIMARY KEY (id), KEY " + t.claimIndex() + " (state, prio DESC, due_ms, id)"),
+                createTable(t.cursors(), "cursor_name " + keyType() + " NOT NULL, last_id " + bigintType()
+                        + " NOT NULL, PRIMARY KEY (cursor_name)"));
+    }
+
+    @Override
+    public String dropTable(String table) {
+        return "DROP TABLE IF EXISTS " + table;
+    }
+
+    /** InnoDB keeps the counter at least one above the highest id, so this never moves ids backwards. */
+    @Override
+    public List<String> restartIdentity(WorkTables t, long nextId) {
+        return List.of("ALTER TABLE " + t.jobs() + " AUTO_INCREMENT = " + nextId);
+    }
+
+    // ---------------------------------------------------------------- statements
+
+    @Override
+    public String limit(String parameter) {
+        return " LIMIT :" + parameter;
+    }
+
+    @Override
+    public String skipLocked() {
+        return claimPath == ClaimPath.SKIP_LOCKED ? " FOR UPDATE SKIP LOCKED" : "";
+    }
+
+    /**
+     * @return the row alias after a multi-row {@code VALUES} list, or "" where {@code VALUES(col)} is used
+     */
+    String upsertRowAlias() {
+        return hasRowAlias(version) ? " AS incoming" : "";
+    }
+
+    /**
+     * @param column a column of the inserted row
+     * @return how {@code ON DUPLICATE KEY UPDATE} refers to it: {@code incoming.col} on MySQL 8.0.19+, where
+     *         {@code VALUES(col)} is deprecated, else {@code VALUES(col)}
+     */
+    String upsertValue(String column) {
+        return hasRowAlias(version) ? "incoming." + column : "VALUES(" + column + ")";
+    }
+
+    // ---------------------------------------------------------------- stores
+
+    @Override
+    public RingStore ringStore(RingTables tables, RingOptions options) {
+        return options.strategy() == RingStrategy.SINGLE_WRITER
+                ? new MySqlSingleWriterRingStore(this, tables, options.capacity(), singleWriter)
+                : new MySqlRingStore(this, tables, options.capacity());
+    }
+
+    @Override
+    public WorkStore workStore(WorkTables tables) {
+        return new MySqlWorkStore(this, tables, claimPath, hasInsertReturning(version));
+    }
+
+    @Override
+    public CounterStore counterStore(CounterTable table) {
+        return new MySqlCounterStore(this, table);
+    }
+
+    // ---------------------------------------------------------------- errors
+
+    /**
+     * MySQL and MariaDB vendor codes, then the standard classification. SQLStates alone are too coarse here: 1062
+     * shares 23000 with NOT NULL violations, 1205 and 1020 report HY000.
+     */
+    @Override
+    protected SqlErrorKind classifyOne(SQLException e) {
+        switch (e.getErrorCode()) {
+            case 1213: // ER_LOCK_DEADLOCK: the transaction was rolled back
+            case 1020: // ER_CHECKREAD: MariaDB innodb_snapshot_isolation conflict (default ON since 11.6.2), rolled back
+            case 1412: // ER_TABLE_DEF_CHANGED: "please retry transaction"
+                return SqlErrorKind.ROLLED_BACK;
+            case 1205: // ER_LOCK_WAIT_TIMEOUT: only the statement was undone (innodb_rollback_on_timeout=OFF)
+                return SqlErrorKind.LOCK_TIMEOUT;
+            case 1062: // ER_DUP_ENTRY
+            case 1586: // ER_DUP_ENTRY_WITH_KEY_NAME
+            case 1022: // ER_DUP_KEY
+                return SqlErrorKind.DUPLICATE_KEY;
+            case 1050: // ER_TABLE_EXISTS_ERROR
+            case 1061: // ER_DUP_KEYNAME: CREATE INDEX of an existing index (MySQL has no IF NOT EXISTS there)
+                return SqlErrorKind.ALREADY_EXISTS;
+            case 1146: // ER_NO_SUCH_TABLE
+            case 1051: // ER_BAD_TABLE_ERROR: DROP TABLE of a missing table
+                return SqlErrorKind.UNDEFINED_TABLE;
+            case 1690: // ER_DATA_OUT_OF_RANGE: BIGINT arithmetic overflow
+            case 1264: // ER_WARN_DATA_OUT_OF_RANGE: value out of a column's range (strict mode)
+                return SqlErrorKind.NUMERIC_OVERFLOW;
+            case 2002: // CR_CONNECTION_ERROR
+            case 2003: // CR_CONN_HOST_ERROR
+            case 2006: // CR_SERVER_GONE_ERROR
+            case 2013: // CR_SERVER_LOST
+            case 2055: // CR_SERVER_LOST_EXTENDED
+            case 1927: // ER_CONNECTION_KILLED (MariaDB: KILL CONNECTION)
+            case 1053: // ER_SERVER_SHUTDOWN
+            case 1152: // ER_ABORTING_CONNECTION
+                return SqlErrorKind.CONNECTION;
+            default:
+                return super.classifyOne(e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + " on " + version + " (claim " + claimPath.value() + ", single-writer " + singleWriter.value()
+                + ", keys " + keyType.value() + ")";
+    }
+}

@@ -1,0 +1,41 @@
+package dev.rowqueue.mysql;
+
+import dev.rowqueue.spi.DatabaseProduct;
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.DialectProvider;
+
+import java.util.Map;
+
+/**
+ * Recognises MySQL 5.7 and later (product name "MySQL", any driver), but not MariaDB, which MySQL Connector/J also
+ * reports as "MySQL": {@link MariaDbDialectProvider} ranks above this provider and claims it first.
+ */
+public final class MySqlDialectProvider implements DialectProvider {
+
+    /** Detection rank: below {@link MariaDbDialectProvider#PRIORITY}. */
+    public static final int PRIORITY = 10;
+
+    @Override
+    public String name() {
+        return MySqlDialect.MYSQL;
+    }
+
+    @Override
+    public int priority() {
+        return PRIORITY;
+    }
+
+    @Override
+    public boolean supports(DatabaseProduct product) {
+        if (product.isMariaDb() || !product.nameContains("mysql")) {
+            return false;
+        }
+        ServerVersion v = ServerVersion.of(product);
+        return v.atLeast(5, 7, 0);
+    }
+
+    @Override
+    public Dialect create(DatabaseProduct product, Map<String, String> options) {
+        return MySqlDialect.create(MySqlDialect.MYSQL, product, options);
+    }
+}

@@ -1,0 +1,20 @@
+package dev.rowqueue.mysql;
+
+import dev.rowqueue.tck.RowQueueTck;
+import dev.rowqueue.tck.TckTarget;
+import org.testcontainers.junit.jupiter.Testcontainers;
+import org.testcontainers.mariadb.MariaDBContainer;
+
+/**
+ * MariaDB 10.5 in a container: the last MariaDB without SKIP LOCKED, so seed 001's claim runs by default, and the
+ * first with {@code INSERT ... RETURNING}. NOT RUN without a Docker engine.
+ */
+@Testcontainers(disabledWithoutDocker = true)
+class ContainerMariaDb105TckTest extends RowQueueTck {
+    @Override
+    protected TckTarget target() {
+        return MySqlTargets.container(new MariaDBContainer("mariadb:10.5").withCommand("--max-connections=300"),
+                "MariaDB 10.5 (Testcontainers, mariadb:10.5) via mariadb-java-client",
+                new MySqlTargets.Session(MySqlTargets.READ_COMMITTED, "-03:30", false));
+    }
+}

@@ -1,0 +1,20 @@
+package dev.rowqueue.mysql;
+
+import dev.rowqueue.tck.RowQueueTck;
+import dev.rowqueue.tck.TckTarget;
+import org.testcontainers.junit.jupiter.Testcontainers;
+import org.testcontainers.mysql.MySQLContainer;
+
+/**
+ * MySQL 5.7 in a container: no SKIP LOCKED (seed 001's claim by default), no NO PAD binary collation (VARBINARY keys),
+ * {@code VALUES()} in upserts. NOT RUN without a Docker engine.
+ */
+@Testcontainers(disabledWithoutDocker = true)
+class ContainerMySql57TckTest extends RowQueueTck {
+    @Override
+    protected TckTarget target() {
+        return MySqlTargets.container(new MySQLContainer("mysql:5.7").withCommand("--max-connections=300"),
+                "MySQL 5.7 (Testcontainers, mysql:5.7) via mysql-connector-j",
+                new MySqlTargets.Session(MySqlTargets.READ_COMMITTED, "+05:45", false));
+    }
+}

