@@ -33,13 +33,13 @@ import java.util.regex.Pattern;
  * one run, every workload at each thread count of the profile.
  *
  * <pre>
- * Bench [--profile smoke|quick|full] [--targets h2,postgres,mariadb|all] [--only REGEX] [--out DIR] [--durable true|false]
+ * Bench [--profile smoke|quick|full] [--targets h2,postgres,mariadb|all] [--only REGEX] [--out DIR] [--durable true|false] [--threads 1,4,16]
  * </pre>
  */
 public final class Bench {
 
     static final String USAGE = "usage: [--profile smoke|quick|full] [--targets " + Targets.KNOWN.replace(" ", "")
-            + "|all] [--only REGEX] [--out DIR] [--durable true|false]";
+            + "|all] [--only REGEX] [--out DIR] [--durable true|false] [--threads 1,4,16]";
 
     /** A comparison of a row with another rate. */
     record Ratio(String name, double rate) {
@@ -92,7 +92,8 @@ public final class Bench {
         List<String> targets = List.of("h2");
         String only = ".*";
         Path out = Path.of(System.getProperty("bench.out", "target/bench"));
-        boolean durable = true;
+        boolean durable = false;
+        List<Integer> threads = null;
         for (int i = 0; i < args.length; i++) {
             if (i + 1 >= args.length) {
                 throw new IllegalArgumentException("missing value after " + args[i] + "; " + USAGE);
@@ -106,10 +107,15 @@ public final class Bench {
                 case "--only" -> only = args[++i];
                 case "--out" -> out = Path.of(args[++i]);
                 case "--durable" -> durable = Boolean.parseBoolean(args[++i]);
+                case "--threads" -> threads = java.util.Arrays.stream(args[++i].split(",")).map(String::trim)
+                        .map(Integer::valueOf).toList();
                 default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; " + USAGE);
             }
         }
         Profile profile = Profile.named(profileName);
+        if (threads != null) {
+            profile = profile.withThreads(threads);
+        }
         Pattern pattern = Pattern.compile(only, Pattern.CASE_INSENSITIVE);
         Bench bench = new Bench(profile, s -> pattern.matcher(s).find());
         long t0 = System.nanoTime();

@@ -46,6 +46,16 @@ final class Harness {
         }
 
         /**
+         * After a timed round: whether it counts. A round that emptied a backlog measured the backlog, not the
+         * work; it is run again (at most {@value #REPEATS} times), after {@link #beforeRound} refilled more.
+         *
+         * @return {@code false} to run the round again
+         */
+        default boolean accept() {
+            return true;
+        }
+
+        /**
          * @return latency samples (nanoseconds) of the timed rounds that replace the per-operation timing (e.g. from
          *         enqueue to claim), or {@code null} to report the operation's own duration
          */
@@ -73,6 +83,8 @@ final class Harness {
     }
 
     private static final int SAMPLES_PER_THREAD = 200_000;
+    /** How often a round that {@link Hooks#accept() was not accepted} is run again. */
+    static final int REPEATS = 5;
 
     private Harness() {
     }
@@ -92,9 +104,14 @@ final class Harness {
         long total = 0;
         long idle = 0;
         for (int i = 0; i < rates.length; i++) {
-            hooks.beforeRound(true, last, iteration);
-            long[][] samples = new long[threads][];
-            long[][] tallies = run(threads, iteration, op, samples);
+            long[][] samples;
+            long[][] tallies;
+            int attempt = 0;
+            do {
+                hooks.beforeRound(true, last, iteration);
+                samples = new long[threads][];
+                tallies = run(threads, iteration, op, samples);
+            } while (!hooks.accept() && ++attempt < REPEATS);
             for (int t = 0; t < threads; t++) {
                 idle += tallies[t][2];
                 total += tallies[t][0];

@@ -31,6 +31,11 @@ record Profile(String name, Duration warmup, int iterations, Duration iteration,
         return new Profile("smoke", Duration.ofMillis(100), 2, Duration.ofMillis(150), List.of(1, 4), 5_000);
     }
 
+    /** @return this profile at other thread counts */
+    Profile withThreads(List<Integer> counts) {
+        return new Profile(name, warmup, iterations, iteration, List.copyOf(counts), backlogJobs);
+    }
+
     static Profile named(String name) {
         return switch (name) {
             case "quick" -> quick();

