@@ -66,6 +66,8 @@ public final class Bench {
     private final Map<String, Integer> order = new LinkedHashMap<>();
     private final Map<String, Double> rates = new HashMap<>();
     private final String loadAtStart = Machine.loadAverage();
+    /** The current target's workloads (for the baselines' retry count). */
+    private Workloads workloads;
 
     private Bench(Profile profile, Predicate<String> only) {
         this.profile = profile;
@@ -140,6 +142,7 @@ public final class Bench {
             boolean postgres = plain.database().dialect().equals("postgresql");
             roundTrips(target, plain);
             Workloads w = new Workloads(target, plain);
+            workloads = w;
             boolean singleWriter = plain.database().capabilities().contains(Capability.SINGLE_WRITER_RING);
             Optional<Peer> peer = target.peer();
             for (int threads : profile.threads()) {
@@ -187,8 +190,7 @@ public final class Bench {
                 List<Ratio> vsClaim = new ArrayList<>(vsUpdate);
                 if (peer.isPresent()) {
                     double executions = cell(target, "claim+ack, db-scheduler executions (no-op task)", threads,
-                            List.of(), "lock-and-fetch " + Peer.LOWER + "/" + Peer.UPPER + ", " + threads
-                                    + " executor threads", () -> {
+                            List.of(), peer.get().polling() + ", " + threads + " executor threads", () -> {
                                 try (Peer.Executions e = peer.get().new Executions(threads)) {
                                     return Harness.observe(profile, e);
                                 }
@@ -222,13 +224,19 @@ public final class Bench {
                 long f0 = System.nanoTime();
                 Workloads.Backlog backlog = w.backlog(live);
                 backlog.fillWithDead(live, dead);
-                System.out.printf(Locale.ROOT, "   filled in %.1f s%n", (System.nanoTime() - f0) / 1e9);
+                String maintenance = target.maintenance(backlog.queue.name());
+                if (maintenance != null) {
+                    Targets.sql(target.dataSource(), maintenance);
+                }
+                System.out.printf(Locale.ROOT, "   filled in %.1f s%s%n", (System.nanoTime() - f0) / 1e9,
+                        maintenance == null ? "" : ", then " + maintenance);
                 for (int threads : profile.threads()) {
                     for (int batch : new int[] {1, 10}) {
                         String small = "claim+ack, rowqueue, batch " + batch;
                         Double smallRate = rates.get(key(target, small, threads));
                         cell(target, bigBacklog(batch), threads,
-                                smallRate == null ? List.of() : List.of(new Ratio("small backlog", smallRate)), "",
+                                smallRate == null ? List.of() : List.of(new Ratio("small backlog", smallRate)),
+                                maintenance == null ? "" : "after the fill: " + maintenance.replaceAll(" \\w+$", ""),
                                 () -> Harness.measure(profile, threads, backlog.claimAck(batch), backlog));
                     }
                 }
@@ -269,9 +277,16 @@ public final class Bench {
             return 0;
         }
         order(workload);
+        long retriesBefore = workloads == null ? 0 : workloads.retries();
         Harness.Measurement m = measure.run();
-        String fullNote = note + (m.idleOperations() > 0
-                ? (note.isEmpty() ? "" : "; ") + m.idleOperations() + " operations found nothing" : "");
+        long retried = workloads == null ? 0 : workloads.retries() - retriesBefore;
+        String fullNote = note;
+        if (m.idleOperations() > 0) {
+            fullNote += (fullNote.isEmpty() ? "" : "; ") + m.idleOperations() + " operations found nothing";
+        }
+        if (retried > 0) {
+            fullNote += (fullNote.isEmpty() ? "" : "; ") + retried + " transactions run again after a deadlock";
+        }
         Row row = new Row(target.name(), workload, threads, m, vs, fullNote);
         rows.add(row);
         rates.put(key(target, workload, threads), m.median());
@@ -354,7 +369,7 @@ public final class Bench {
             Peer peer = target.peer().get();
             Harness.Operation schedule = peer.enqueueVia(counted);
             c.count("db-scheduler schedule() (enqueue)", 200, "", i -> schedule.run(0, i));
-            c.count("db-scheduler execution (lock-and-fetch, 1 thread)", 1000,
+            c.count("db-scheduler execution (" + peer.polling() + ", 1 thread)", 1000,
                     "amortized over 1,000 executions, including the scheduler's start-up housekeeping",
                     () -> { }, () -> peer.runCounted(counted, 1, 1000));
         }

@@ -23,6 +23,15 @@ interface BenchTarget extends AutoCloseable {
         return "";
     }
 
+    /**
+     * @param table a table just filled in bulk
+     * @return the maintenance statement a database would have run on it meanwhile (statistics, and on PostgreSQL
+     *         the vacuum that an insert-heavy table triggers), or {@code null}
+     */
+    default String maintenance(String table) {
+        return null;
+    }
+
     /** @return the db-scheduler peer on this database, if it runs here */
     default Optional<Peer> peer() {
         return Optional.empty();

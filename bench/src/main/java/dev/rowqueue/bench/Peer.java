@@ -1,8 +1,10 @@
 package dev.rowqueue.bench;
 
 import com.github.kagkarlsson.scheduler.Scheduler;
+import com.github.kagkarlsson.scheduler.SchedulerBuilder;
 import com.github.kagkarlsson.scheduler.SchedulerClient;
 import com.github.kagkarlsson.scheduler.SchedulerName;
+import com.github.kagkarlsson.scheduler.jdbc.JdbcCustomization;
 import com.github.kagkarlsson.scheduler.task.TaskInstance;
 import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
@@ -17,14 +19,26 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The peer: db-scheduler executing no-op one-time tasks on the same database, configured as its documentation says
- * for high throughput: {@code pollUsingLockAndFetch(1.0, 4.0)} (one {@code UPDATE ... FOR UPDATE SKIP LOCKED ...
- * RETURNING} picks up to 4 x threads executions; a new fetch starts when as many executions are left as there are
- * threads), {@code threads(n)} at the benchmark's thread count, a short polling interval (only used when a fetch
- * comes back short, which a full backlog never does). Each execution ends with db-scheduler's completion: a
+ * The peer: db-scheduler executing no-op one-time tasks on the same database. On PostgreSQL it is configured as its
+ * documentation says for high throughput: {@code pollUsingLockAndFetch(1.0, 4.0)} (one {@code UPDATE ... FOR UPDATE
+ * SKIP LOCKED ... RETURNING} picks up to 4 x threads executions; a new fetch starts when as many executions are left
+ * as there are threads). db-scheduler implements lock-and-fetch for PostgreSQL and MySQL 8 only, so on MariaDB it
+ * runs its default, and only, strategy there, {@code pollUsingFetchAndLockOnExecute(0.5, 3.0)} (a plain fetch of up
+ * to 3 x threads due executions, each picked by an optimistic {@code UPDATE ... version = ?} when it runs). Both
+ * with {@code threads(n)} at the benchmark's thread count and a short polling interval (only used when a fetch comes
+ * back short, which a full backlog never does). Each execution ends with db-scheduler's completion: a
  * {@code DELETE} of the execution by name, instance and version. Executions are counted as they complete.
  */
 final class Peer {
+
+    /** db-scheduler 16.x's table on MariaDB (its own {@code mariadb_tables.sql}). */
+    static final String MARIADB_DDL = "CREATE TABLE scheduled_tasks (task_name VARCHAR(100) NOT NULL,"
+            + " task_instance VARCHAR(100) NOT NULL, task_data BLOB, execution_time TIMESTAMP(6) NOT NULL,"
+            + " picked BOOLEAN NOT NULL, picked_by VARCHAR(50), last_success TIMESTAMP(6) NULL,"
+            + " last_failure TIMESTAMP(6) NULL, consecutive_failures INT, last_heartbeat TIMESTAMP(6) NULL,"
+            + " version BIGINT NOT NULL, priority SMALLINT, PRIMARY KEY (task_name, task_instance),"
+            + " INDEX execution_time_idx (execution_time), INDEX last_heartbeat_idx (last_heartbeat),"
+            + " INDEX priority_execution_time_idx (priority DESC, execution_time ASC))";
 
     /** db-scheduler 16.x's table on PostgreSQL (its own {@code postgresql_tables.sql}). */
     static final String POSTGRES_DDL = "CREATE TABLE scheduled_tasks (task_name TEXT NOT NULL, task_instance TEXT NOT NULL,"
@@ -36,22 +50,87 @@ final class Peer {
             + "CREATE INDEX last_heartbeat_idx ON scheduled_tasks (last_heartbeat);"
             + "CREATE INDEX priority_execution_time_idx ON scheduled_tasks (priority DESC, execution_time ASC)";
 
-    /** The documented high-throughput lock-and-fetch limits, as fractions of the thread count. */
-    static final double LOWER = 1.0;
-    static final double UPPER = 4.0;
     static final Duration POLLING_INTERVAL = Duration.ofMillis(100);
 
+    /** How db-scheduler polls: its strategy and limits, as fractions of the thread count. */
+    enum Polling {
+        /** {@code pollUsingLockAndFetch(1.0, 4.0)}: the documented high-throughput setting (PostgreSQL, MySQL 8). */
+        LOCK_AND_FETCH(1.0, 4.0),
+        /** {@code pollUsingFetchAndLockOnExecute(0.5, 3.0)}: the default, the only strategy on MariaDB. */
+        FETCH_AND_LOCK_ON_EXECUTE(0.5, 3.0);
+
+        final double lower;
+        final double upper;
+
+        Polling(double lower, double upper) {
+            this.lower = lower;
+            this.upper = upper;
+        }
+
+        SchedulerBuilder apply(SchedulerBuilder b) {
+            return this == LOCK_AND_FETCH ? b.pollUsingLockAndFetch(lower, upper)
+                    : b.pollUsingFetchAndLockOnExecute(lower, upper);
+        }
+
+        @Override
+        public String toString() {
+            return (this == LOCK_AND_FETCH ? "pollUsingLockAndFetch(" : "pollUsingFetchAndLockOnExecute(") + lower
+                    + ", " + upper + ")";
+        }
+    }
+
     /** How the peer was configured, for the table's notes. */
-    static final String CONFIG = "db-scheduler, threads = client threads, pollUsingLockAndFetch(" + LOWER + ", " + UPPER
-            + "), pollingInterval " + POLLING_INTERVAL.toMillis() + " ms, no-op OneTimeTask<Void>";
+    static final String CONFIG = "db-scheduler " + version()
+            + ", threads = client threads, " + Polling.LOCK_AND_FETCH + " on PostgreSQL, "
+            + Polling.FETCH_AND_LOCK_ON_EXECUTE + " and timestamps in UTC on MariaDB, pollingInterval " + POLLING_INTERVAL.toMillis()
+            + " ms, no-op OneTimeTask<Void>";
+
+    /** @return db-scheduler's version, from its jar's Maven metadata */
+    static String version() {
+        try (java.io.InputStream in = Scheduler.class.getResourceAsStream(
+                "/META-INF/maven/com.github.kagkarlsson/db-scheduler/pom.properties")) {
+            java.util.Properties p = new java.util.Properties();
+            if (in != null) {
+                p.load(in);
+            }
+            return p.getProperty("version", "(version unknown)");
+        } catch (java.io.IOException e) {
+            return "(version unknown)";
+        }
+    }
 
     private final DataSource ds;
     private final String ddl;
+    private final Polling polling;
+    private final JdbcCustomization customization;
     private final AtomicLong ids = new AtomicLong();
 
-    Peer(DataSource ds, String ddl) {
+    /**
+     * @param ds            the benchmark's pool
+     * @param ddl           db-scheduler's table on this database
+     * @param polling       how it polls
+     * @param customization db-scheduler's JDBC customization, or {@code null} to let it detect one
+     */
+    Peer(DataSource ds, String ddl, Polling polling, JdbcCustomization customization) {
         this.ds = ds;
         this.ddl = ddl;
+        this.polling = polling;
+        this.customization = customization;
+    }
+
+    private SchedulerBuilder scheduler(DataSource via, OneTimeTask<Void> task, int threads) {
+        SchedulerBuilder b = polling.apply(Scheduler.create(via, task).threads(threads)).pollingInterval(POLLING_INTERVAL);
+        return customization == null ? b : b.jdbcCustomization(customization);
+    }
+
+    private SchedulerClient client(DataSource via, OneTimeTask<Void> task) {
+        SchedulerClient.Builder b = SchedulerClient.Builder.create(via, task);
+        return (customization == null ? b : b.jdbcCustomization(customization)).build();
+    }
+
+    /** @return how it polls */
+    Polling polling() {
+        return polling;
     }
 
     private void freshTable() throws SQLException {
@@ -71,7 +150,7 @@ final class Peer {
         Executions(int threads) throws SQLException {
             this.threads = threads;
             freshTable();
-            client = SchedulerClient.Builder.create(ds, task).build();
+            client = client(ds, task);
         }
 
         @Override
@@ -82,12 +161,7 @@ final class Peer {
                 schedule(wanted - left);
             }
             if (scheduler == null) {
-                scheduler = Scheduler.create(ds, task)
-                        .threads(threads)
-                        .pollUsingLockAndFetch(LOWER, UPPER)
-                        .pollingInterval(POLLING_INTERVAL)
-                        .schedulerName(new SchedulerName.Fixed("bench"))
-                        .build();
+                scheduler = scheduler(ds, task, threads).schedulerName(new SchedulerName.Fixed("bench")).build();
                 scheduler.start();
             }
         }
@@ -130,14 +204,13 @@ final class Peer {
         freshTable();
         LongAdder done = new LongAdder();
         OneTimeTask<Void> task = Tasks.oneTime("bench-count").execute((instance, context) -> done.increment());
-        SchedulerClient client = SchedulerClient.Builder.create(ds, task).build();
+        SchedulerClient client = client(ds, task);
         List<TaskInstance<?>> batch = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             batch.add(task.instance("c" + i));
         }
         client.scheduleBatch(batch, Instant.now());
-        Scheduler scheduler = Scheduler.create(via, task).threads(threads).pollUsingLockAndFetch(LOWER, UPPER)
-                .pollingInterval(POLLING_INTERVAL).schedulerName(new SchedulerName.Fixed("bench-count")).build();
+        Scheduler scheduler = scheduler(via, task, threads).schedulerName(new SchedulerName.Fixed("bench-count")).build();
         long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
         scheduler.start();
         try {
@@ -160,7 +233,7 @@ final class Peer {
     Harness.Operation enqueueVia(DataSource via) throws SQLException {
         freshTable();
         OneTimeTask<Void> task = Tasks.oneTime("bench-enqueue").execute((instance, context) -> { });
-        SchedulerClient client = SchedulerClient.Builder.create(via, task).build();
+        SchedulerClient client = client(via, task);
         return (thread, n) -> {
             client.schedule(task.instance("e" + ids.incrementAndGet()), Instant.now());
             return 1;

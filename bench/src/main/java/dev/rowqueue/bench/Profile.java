@@ -18,7 +18,7 @@ record Profile(String name, Duration warmup, int iterations, Duration iteration,
 
     /** The short run for the README: minutes for all three databases. */
     static Profile quick() {
-        return new Profile("quick", Duration.ofMillis(600), 3, Duration.ofMillis(700), List.of(1, 4, 16), 1_000_000);
+        return new Profile("quick", Duration.ofMillis(500), 3, Duration.ofMillis(500), List.of(1, 4, 16), 1_000_000);
     }
 
     /** Longer iterations, for numbers to quote. */

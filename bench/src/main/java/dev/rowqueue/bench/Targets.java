@@ -68,6 +68,11 @@ final class Targets {
             }
 
             @Override
+            public String maintenance(String table) {
+                return "ANALYZE TABLE " + table;
+            }
+
+            @Override
             public DataSource dataSource() {
                 return ds;
             }
@@ -119,7 +124,12 @@ final class Targets {
 
             @Override
             public Optional<Peer> peer() {
-                return Optional.of(new Peer(ds, Peer.POSTGRES_DDL));
+                return Optional.of(new Peer(ds, Peer.POSTGRES_DDL, Peer.Polling.LOCK_AND_FETCH, null));
+            }
+
+            @Override
+            public String maintenance(String table) {
+                return "VACUUM (ANALYZE) " + table;
             }
 
             @Override
@@ -183,6 +193,18 @@ final class Targets {
             @Override
             public DataSource dataSource() {
                 return ds;
+            }
+
+            @Override
+            public Optional<Peer> peer() {
+                return Optional.of(new Peer(ds, Peer.MARIADB_DDL, Peer.Polling.FETCH_AND_LOCK_ON_EXECUTE,
+                        // its recommended setting on MariaDB (alwaysPersistTimestampInUTC)
+                        new com.github.kagkarlsson.scheduler.jdbc.MariaDBJdbcCustomization(true)));
+            }
+
+            @Override
+            public String maintenance(String table) {
+                return "ANALYZE TABLE " + table;
             }
 
             @Override

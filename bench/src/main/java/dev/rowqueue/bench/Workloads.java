@@ -31,6 +31,7 @@ final class Workloads {
     private final String varchar;
     private final AtomicLong names = new AtomicLong();
     private final AtomicLong naiveIds = new AtomicLong();
+    private final AtomicLong retries = new AtomicLong();
 
     Workloads(BenchTarget target, RowQueues rq) {
         this.ds = target.dataSource();
@@ -107,50 +108,74 @@ final class Workloads {
                 + " NOT NULL, PRIMARY KEY (grp, id))");
         return (thread, n) -> {
             String g = group(groups, thread, n, threads, false);
-            try (Connection c = ds.getConnection()) {
-                c.setAutoCommit(false);
+            for (int attempt = 1; ; attempt++) {
                 try {
-                    try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + t + " (grp, id, payload) VALUES (?, ?, ?)")) {
-                        ps.setString(1, g);
-                        ps.setLong(2, naiveIds.incrementAndGet());
-                        ps.setString(3, "payload-" + n);
-                        ps.executeUpdate();
-                    }
-                    long count;
-                    try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + t + " WHERE grp = ?")) {
-                        ps.setString(1, g);
-                        try (ResultSet rs = ps.executeQuery()) {
-                            rs.next();
-                            count = rs.getLong(1);
-                        }
-                    }
-                    if (count > capacity) {
-                        long oldestKept = Long.MIN_VALUE;
-                        try (PreparedStatement ps = c.prepareStatement("SELECT id FROM " + t + " WHERE grp = ? ORDER BY id")) {
-                            ps.setString(1, g);
-                            ps.setMaxRows((int) (count - capacity));
-                            try (ResultSet rs = ps.executeQuery()) {
-                                while (rs.next()) {
-                                    oldestKept = rs.getLong(1);
-                                }
-                            }
-                        }
-                        try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + t + " WHERE grp = ? AND id <= ?")) {
-                            ps.setString(1, g);
-                            ps.setLong(2, oldestKept);
-                            ps.executeUpdate();
-                        }
-                    }
-                    c.commit();
+                    naivePush(t, g, capacity, n);
                     return 1;
-                } catch (SQLException | RuntimeException e) {
-                    c.rollback();
-                    throw e;
-                } finally {
-                    c.setAutoCommit(true);
+                } catch (SQLException e) {
+                    if (!deadlock(e) || attempt == 100) {
+                        throw e;
+                    }
+                    retries.incrementAndGet(); // what an application would do: run the transaction again
                 }
             }
         };
+    }
+
+    /** @return whether the database rolled the transaction back (deadlock, serialization failure) */
+    private static boolean deadlock(SQLException e) {
+        String state = e.getSQLState() == null ? "" : e.getSQLState();
+        return state.startsWith("40") || e.getErrorCode() == 1213 || e.getErrorCode() == 90131;
+    }
+
+    /** @return transactions of the baselines run again after a deadlock, so far */
+    long retries() {
+        return retries.get();
+    }
+
+    private void naivePush(String t, String g, int capacity, long n) throws SQLException {
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + t + " (grp, id, payload) VALUES (?, ?, ?)")) {
+                    ps.setString(1, g);
+                    ps.setLong(2, naiveIds.incrementAndGet());
+                    ps.setString(3, "payload-" + n);
+                    ps.executeUpdate();
+                }
+                long count;
+                try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + t + " WHERE grp = ?")) {
+                    ps.setString(1, g);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        rs.next();
+                        count = rs.getLong(1);
+                    }
+                }
+                if (count > capacity) {
+                    long oldestKept = Long.MIN_VALUE;
+                    try (PreparedStatement ps = c.prepareStatement("SELECT id FROM " + t + " WHERE grp = ? ORDER BY id")) {
+                        ps.setString(1, g);
+                        ps.setMaxRows((int) (count - capacity));
+                        try (ResultSet rs = ps.executeQuery()) {
+                            while (rs.next()) {
+                                oldestKept = rs.getLong(1);
+                            }
+                        }
+                    }
+                    try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + t + " WHERE grp = ? AND id <= ?")) {
+                        ps.setString(1, g);
+                        ps.setLong(2, oldestKept);
+                        ps.executeUpdate();
+                    }
+                }
+                c.commit();
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            } finally {
+                c.setAutoCommit(true);
+            }
+        }
     }
 
     // ------------------------------------------------------------------ rowqueue
