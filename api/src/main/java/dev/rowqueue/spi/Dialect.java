@@ -316,6 +316,31 @@ public abstract class Dialect {
     }
 
     /**
+     * The beginning of an {@code UPDATE} of one job found by its primary key (nack, release, lease extension,
+     * burial), before {@code SET}. The default is {@code UPDATE <jobs>}. The WHERE clause of these statements also
+     * names {@code state}, the first column of the claim index; MySQL's optimizer then estimates that index's range
+     * by diving into it, and under load its head is where leases and acks are busiest (the MySQL dialect forces the
+     * primary key).
+     *
+     * @param jobs the jobs table
+     * @return {@code UPDATE} and the table reference
+     */
+    public String updateJobById(String jobs) {
+        return "UPDATE " + jobs;
+    }
+
+    /**
+     * The beginning of the {@code DELETE} of one job found by its primary key (ack), before {@code WHERE}. The
+     * default is {@code DELETE FROM <jobs>}; see {@link #updateJobById}.
+     *
+     * @param jobs the jobs table
+     * @return the statement up to its WHERE clause
+     */
+    public String deleteJobById(String jobs) {
+        return "DELETE FROM " + jobs;
+    }
+
+    /**
      * The clauses after {@code ORDER BY} in a claim's or rotation's candidate query: limit the rows to the parameter
      * and lock them, skipping rows locked by others. The default is {@link #limit} followed by {@link #skipLocked}.
      * A database that cannot combine a row limit with {@code FOR UPDATE} (Oracle: ORA-02014) returns only its

@@ -85,15 +85,15 @@ public class StandardWorkStore implements WorkStore {
         cursorInsert = Sql.of("INSERT INTO " + t.cursors() + " (cursor_name, last_id) VALUES (:cursor, 0)");
         cursorMove = Sql.of("UPDATE " + t.cursors() + " SET last_id = :last WHERE cursor_name = :cursor");
         String mine = " WHERE id = :id AND lease_token = :token AND " + live;
-        ack = Sql.of("DELETE FROM " + t.jobs() + mine);
+        String update = dialect.updateJobById(t.jobs());
+        ack = Sql.of(dialect.deleteJobById(t.jobs()) + mine);
         // State is assigned before attempts: MySQL evaluates single-table SET clauses left to right.
-        nack = Sql.of("UPDATE " + t.jobs() + " SET state = CASE WHEN attempts + 1 >= :max THEN " + WorkTables.DEAD
+        nack = Sql.of(update + " SET state = CASE WHEN attempts + 1 >= :max THEN " + WorkTables.DEAD
                 + " ELSE " + WorkTables.LIVE + " END, attempts = attempts + 1, due_ms = " + now
                 + " + :delay, last_error = :error, lease_token = NULL" + mine);
-        release = Sql.of("UPDATE " + t.jobs() + " SET due_ms = " + now + ", lease_token = NULL" + mine);
-        extend = Sql.of("UPDATE " + t.jobs() + " SET due_ms = " + now + " + :lease" + mine);
-        bury = Sql.of("UPDATE " + t.jobs() + " SET state = " + WorkTables.DEAD + ", last_error = :error, lease_token = NULL"
-                + mine);
+        release = Sql.of(update + " SET due_ms = " + now + ", lease_token = NULL" + mine);
+        extend = Sql.of(update + " SET due_ms = " + now + " + :lease" + mine);
+        bury = Sql.of(update + " SET state = " + WorkTables.DEAD + ", last_error = :error, lease_token = NULL" + mine);
         this.dead = Sql.of("SELECT " + Jdbc.JOB_COLUMNS + " FROM " + t.jobs() + " WHERE " + dead + " ORDER BY id"
                 + dialect.limit("n"));
         String revive = "UPDATE " + t.jobs() + " SET state = " + WorkTables.LIVE + ", attempts = 0, due_ms = " + now

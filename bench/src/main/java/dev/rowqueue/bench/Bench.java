@@ -1,49 +1,73 @@
 package dev.rowqueue.bench;
 
 import dev.rowqueue.Capability;
+import dev.rowqueue.Counters;
 import dev.rowqueue.Enqueue;
 import dev.rowqueue.Job;
+import dev.rowqueue.RingOptions;
 import dev.rowqueue.RingQueue;
 import dev.rowqueue.RingStrategy;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.tck.CountingDataSource;
 
+import javax.sql.DataSource;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /**
- * Runs the benchmarks and writes one table: rowqueue against its baselines on the same database, in one run.
+ * Runs the benchmarks and writes one table: rowqueue against its baselines and its peer on the same database, in
+ * one run, every workload at each thread count of the profile.
  *
  * <pre>
- * java -jar rowqueue-bench.jar [--profile quick|full|smoke] [--targets h2,postgres,mariadb] [--only REGEX] [--out DIR]
+ * Bench [--profile smoke|quick|full] [--targets h2,postgres,mariadb|all] [--only REGEX] [--out DIR] [--durable true|false] [--threads 1,4,16]
  * </pre>
  */
 public final class Bench {
 
-    /** One row of the results. */
-    record Row(String target, String family, String workload, int threads, Harness.Measurement m, String baseline,
-               double baselineRate) {
-        double ratio() {
-            return baselineRate > 0 ? m.median() / baselineRate : Double.NaN;
-        }
+    static final String USAGE = "usage: [--profile smoke|quick|full] [--targets " + Targets.KNOWN.replace(" ", "")
+            + "|all] [--only REGEX] [--out DIR] [--durable true|false] [--threads 1,4,16]";
+
+    /** A comparison of a row with another rate. */
+    record Ratio(String name, double rate) {
     }
 
-    /** Statements per operation, exactly, from the counting proxy. */
-    record RoundTrips(String target, String operation, double executions, double commits, double sessionCalls) {
+    /** One row of the results. */
+    record Row(String target, String workload, int threads, Harness.Measurement m, List<Ratio> vs, String note) {
+    }
+
+    /** Statements, commits, session calls and network round trips per operation, counted exactly. */
+    record RoundTrips(String target, String operation, double statements, double commits, double sessionCalls,
+                      double roundTrips, String note) {
+    }
+
+    /** The numbers the issue sets targets for, checked after the run. */
+    record Target(String target, String check, String measured, boolean met) {
     }
 
     private final Profile profile;
     private final Predicate<String> only;
     private final List<Row> rows = new ArrayList<>();
     private final List<RoundTrips> trips = new ArrayList<>();
+    private final List<String> databases = new ArrayList<>();
+    private final Map<String, Integer> order = new LinkedHashMap<>();
+    private final Map<String, Double> rates = new HashMap<>();
+    private final String loadAtStart = Machine.loadAverage();
+    /** The current target's workloads (for the baselines' retry count). */
+    private Workloads workloads;
 
     private Bench(Profile profile, Predicate<String> only) {
         this.profile = profile;
@@ -55,180 +79,500 @@ public final class Bench {
      * @throws Exception on failure
      */
     public static void main(String[] args) throws Exception {
+        run(args);
+    }
+
+    /**
+     * Runs the benchmarks.
+     *
+     * @param args see the class comment
+     * @return the results file written
+     * @throws Exception on failure
+     */
+    static Path run(String[] args) throws Exception {
         String profileName = "quick";
         List<String> targets = List.of("h2");
         String only = ".*";
-        Path out = Path.of("target", "bench");
+        Path out = Path.of(System.getProperty("bench.out", "target/bench"));
+        boolean durable = false;
+        List<Integer> threads = null;
         for (int i = 0; i < args.length; i++) {
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException("missing value after " + args[i] + "; " + USAGE);
+            }
             switch (args[i]) {
                 case "--profile" -> profileName = args[++i];
-                case "--targets" -> targets = List.of(args[++i].split(","));
+                case "--targets" -> {
+                    String value = args[++i];
+                    targets = List.of((value.equals("all") ? Targets.KNOWN : value).split(",\\s*"));
+                }
                 case "--only" -> only = args[++i];
                 case "--out" -> out = Path.of(args[++i]);
-                default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + "; usage: [--profile quick|full|smoke] [--targets h2,postgres,mariadb] [--only REGEX] [--out DIR]");
+                case "--durable" -> durable = Boolean.parseBoolean(args[++i]);
+                case "--threads" -> threads = java.util.Arrays.stream(args[++i].split(",")).map(String::trim)
+                        .map(Integer::valueOf).toList();
+                default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; " + USAGE);
             }
         }
-        Profile profile = switch (profileName) {
-            case "quick" -> Profile.quick();
-            case "full" -> Profile.full();
-            case "smoke" -> Profile.smoke();
-            default -> throw new IllegalArgumentException("profile must be quick, full or smoke");
-        };
+        Profile profile = Profile.named(profileName);
+        if (threads != null) {
+            profile = profile.withThreads(threads);
+        }
         Pattern pattern = Pattern.compile(only, Pattern.CASE_INSENSITIVE);
         Bench bench = new Bench(profile, s -> pattern.matcher(s).find());
+        long t0 = System.nanoTime();
         for (String name : targets) {
-            try (BenchTarget target = Targets.create(name)) {
+            try (BenchTarget target = Targets.create(name.trim(), durable)) {
                 bench.runAll(target);
             }
         }
-        bench.write(out);
+        Path written = bench.write(out, Duration.ofNanos(System.nanoTime() - t0));
+        System.out.println("wrote " + written.toAbsolutePath());
+        return written;
+    }
+
+    private boolean want(String workload) {
+        return only.test(workload);
     }
 
     private void runAll(BenchTarget target) throws Exception {
         System.out.println("== " + target.name() + " (profile " + profile.name() + ")");
-        CountingDataSource counted = new CountingDataSource(target.dataSource());
-        try (RowQueues rq = RowQueues.builder(counted).build(); RowQueues plain = RowQueues.builder(target.dataSource()).build()) {
-            roundTrips(target, counted, rq);
+        databases.add(target.name() + ": " + target.settings());
+        try (RowQueues plain = RowQueues.builder(target.dataSource()).build()) {
+            boolean postgres = plain.database().dialect().equals("postgresql");
+            roundTrips(target, plain);
             Workloads w = new Workloads(target, plain);
+            workloads = w;
             boolean singleWriter = plain.database().capabilities().contains(Capability.SINGLE_WRITER_RING);
+            Optional<Peer> peer = target.peer();
             for (int threads : profile.threads()) {
-                double insert = cell(target, "baseline", "bare INSERT, own transaction", threads, w.bareInsert(), null, 0);
-                double update = cell(target, "baseline", "bare UPDATE of one row, own transaction", threads,
-                        w.bareUpdate(1000), null, 0);
+                double insert = cell(target, "baseline: bare INSERT of one row, own transaction", threads,
+                        () -> Harness.measure(profile, threads, w.bareInsert()));
+                double update = cell(target, "baseline: bare UPDATE of 1 of 1000 rows, own transaction", threads,
+                        () -> Harness.measure(profile, threads, w.bareUpdate(1000)));
+                double hot = cell(target, "baseline: bare UPDATE of 1 hot row, own transaction", threads,
+                        () -> Harness.measure(profile, threads, w.bareUpdate(1)));
+                List<Ratio> vsInsert = List.of(new Ratio("bare INSERT", insert));
+                List<Ratio> vsUpdate = List.of(new Ratio("bare UPDATE", update));
+                List<Ratio> vsHot = List.of(new Ratio("bare UPDATE of the hot row", hot));
                 for (int groups : new int[] {1, 1000}) {
                     for (int capacity : new int[] {10, 10_000}) {
                         String shape = groups + (groups == 1 ? " group" : " groups") + ", capacity " + capacity;
-                        cell(target, "ring", "rowqueue push (safe), " + shape, threads,
-                                w.ringPush(groups, capacity, RingStrategy.SAFE, threads), "bare INSERT", insert);
+                        cell(target, "ring push, rowqueue (safe), " + shape, threads, vsInsert, "",
+                                () -> Harness.measure(profile, threads,
+                                        w.ringPush(groups, capacity, RingStrategy.SAFE, threads)));
                         if (singleWriter && (groups >= threads * 10 || threads == 1)) {
-                            cell(target, "ring", "seed single statement (single writer), " + shape, threads,
-                                    w.ringPush(groups, capacity, RingStrategy.SINGLE_WRITER, threads), "bare INSERT", insert);
+                            cell(target, "ring push, seeds' single statement (1 writer per group), " + shape, threads,
+                                    vsInsert, "", () -> Harness.measure(profile, threads,
+                                            w.ringPush(groups, capacity, RingStrategy.SINGLE_WRITER, threads)));
                         }
-                        cell(target, "ring", "naive insert+count+delete, " + shape, threads,
-                                w.naiveRing(groups, capacity, threads), "bare INSERT", insert);
+                        cell(target, "ring push, naive insert+count+delete, " + shape, threads, vsInsert, "",
+                                () -> Harness.measure(profile, threads, w.naiveRing(groups, capacity, threads)));
                     }
                 }
-                cell(target, "work", "rowqueue enqueue", threads, w.enqueue(), "bare INSERT", insert);
+                List<Ratio> vsEnqueue = new ArrayList<>(vsInsert);
+                if (peer.isPresent()) {
+                    double schedule = cell(target, "enqueue, db-scheduler schedule()", threads, vsInsert, "",
+                            () -> Harness.measure(profile, threads, peer.get().enqueue()));
+                    vsEnqueue.add(new Ratio("db-scheduler", schedule));
+                }
+                cell(target, "enqueue, rowqueue", threads, vsEnqueue, "",
+                        () -> Harness.measure(profile, threads, w.enqueue()));
+                if (postgres) {
+                    cell(target, "enqueue, rowqueue, notify=false", threads, vsEnqueue, "no NOTIFY: no wake-up of blocking claims",
+                            () -> {
+                                try (RowQueues quiet = RowQueues.builder(target.dataSource())
+                                        .dialectOption("notify", "false").build()) {
+                                    return Harness.measure(profile, threads, new Workloads(target, quiet).enqueue());
+                                }
+                            });
+                }
+                List<Ratio> vsClaim = new ArrayList<>(vsUpdate);
+                if (peer.isPresent()) {
+                    double executions = cell(target, "claim+ack, db-scheduler executions (no-op task)", threads,
+                            List.of(), peer.get().polling() + ", " + threads + " executor threads", () -> {
+                                try (Peer.Executions e = peer.get().new Executions(threads)) {
+                                    return Harness.observe(profile, e);
+                                }
+                            });
+                    vsClaim.add(new Ratio("db-scheduler", executions));
+                }
                 for (int batch : new int[] {1, 10}) {
-                    Workloads.Backlog backlog = w.backlog();
-                    if (only.test("rowqueue claim+ack, batch " + batch)) {
-                        backlog.fill(backlogFor(threads, batch));
-                    }
-                    cell(target, "work", "rowqueue claim+ack, batch " + batch, threads, backlog.claimAck(batch),
-                            "bare UPDATE", update);
+                    String name = "claim+ack, rowqueue, batch " + batch;
+                    order(name);
+                    order(bigBacklog(batch));
+                    cell(target, name, threads, vsClaim, "backlog topped up to 2 rounds of work", () -> {
+                        Workloads.Backlog backlog = w.backlog(5_000);
+                        return Harness.measure(profile, threads, backlog.claimAck(batch), backlog);
+                    });
                 }
-                cell(target, "counter", "rowqueue increment, 1 hot key", threads, w.increment(1), "bare UPDATE", update);
-                cell(target, "counter", "rowqueue increment, 1000 keys", threads, w.increment(1000), "bare UPDATE", update);
+                cell(target, "enqueue-to-claim latency, blocking claim(1, 250 ms), 200 jobs/s", threads, List.of(),
+                        wakeupNote(plain), () -> {
+                            try (Workloads.EnqueueToClaim e = w.new EnqueueToClaim(200)) {
+                                return Harness.measure(profile, threads, e.consume(), e);
+                            }
+                        });
+                cell(target, "counter increment, rowqueue, 1 hot key", threads, vsHot, "",
+                        () -> Harness.measure(profile, threads, w.increment(1)));
+                cell(target, "counter increment, rowqueue, 1000 keys", threads, vsUpdate, "",
+                        () -> Harness.measure(profile, threads, w.increment(1000)));
             }
-            String big = "rowqueue claim+ack, batch 10, backlog " + profile.backlogJobs() + " + "
-                    + profile.backlogJobs() / 10 + " dead";
-            if (only.test(big)) {
-                Workloads.Backlog backlog = w.backlog();
-                System.out.println("   filling " + profile.backlogJobs() + " jobs and " + profile.backlogJobs() / 10
-                        + " dead letters ...");
-                backlog.kill(profile.backlogJobs() / 10);
-                backlog.fill(profile.backlogJobs());
-                cell(target, "work", big, 4, backlog.claimAck(10), null, 0);
+            if (want(bigBacklog(1)) || want(bigBacklog(10))) {
+                long live = profile.backlogJobs();
+                long dead = live / 10;
+                System.out.printf(Locale.ROOT, "   filling %,d jobs and %,d dead letters ...%n", live, dead);
+                long f0 = System.nanoTime();
+                Workloads.Backlog backlog = w.backlog(live);
+                backlog.fillWithDead(live, dead);
+                String maintenance = target.maintenance(backlog.queue.name());
+                if (maintenance != null) {
+                    Targets.sql(target.dataSource(), maintenance);
+                }
+                System.out.printf(Locale.ROOT, "   filled in %.1f s%s%n", (System.nanoTime() - f0) / 1e9,
+                        maintenance == null ? "" : ", then " + maintenance);
+                for (int threads : profile.threads()) {
+                    for (int batch : new int[] {1, 10}) {
+                        String small = "claim+ack, rowqueue, batch " + batch;
+                        Double smallRate = rates.get(key(target, small, threads));
+                        cell(target, bigBacklog(batch), threads,
+                                smallRate == null ? List.of() : List.of(new Ratio("small backlog", smallRate)),
+                                maintenance == null ? "" : "after the fill: " + maintenance.replaceAll(" \\w+$", ""),
+                                () -> Harness.measure(profile, threads, backlog.claimAck(batch), backlog));
+                    }
+                }
             }
         }
     }
 
-    private long backlogFor(int threads, int batch) {
-        long seconds = profile.warmup().toSeconds() + 1 + (long) profile.iterations() * profile.iteration().toSeconds();
-        return Math.min(profile.backlogJobs(), seconds * 3_000L * Math.min(threads, 4) * Math.min(batch, 4));
+    private String bigBacklog(int batch) {
+        return String.format(Locale.ROOT, "claim+ack, rowqueue, batch %d, backlog %,d live + %,d dead", batch,
+                profile.backlogJobs(), profile.backlogJobs() / 10);
     }
 
-    private double cell(BenchTarget target, String family, String workload, int threads, Harness.Operation op,
-                        String baseline, double baselineRate) throws Exception {
-        if (!only.test(workload)) {
+    private static String wakeupNote(RowQueues rq) {
+        return rq.database().capabilities().contains(Capability.WAKEUP) ? "woken by the database (LISTEN/NOTIFY)"
+                : "polling, 10 ms doubling to 200 ms";
+    }
+
+    private int order(String workload) {
+        return order.computeIfAbsent(workload, k -> order.size());
+    }
+
+    private static String key(BenchTarget target, String workload, int threads) {
+        return target.name() + "|" + workload + "|" + threads;
+    }
+
+    @FunctionalInterface
+    private interface Measure {
+        Harness.Measurement run() throws Exception;
+    }
+
+    private double cell(BenchTarget target, String workload, int threads, Measure measure) throws Exception {
+        return cell(target, workload, threads, List.of(), "", measure);
+    }
+
+    private double cell(BenchTarget target, String workload, int threads, List<Ratio> vs, String note, Measure measure)
+            throws Exception {
+        if (!want(workload)) {
             return 0;
         }
-        Harness.Measurement m = Harness.measure(profile, threads, op);
-        Row row = new Row(target.name(), family, workload, threads, m, baseline, baselineRate);
+        order(workload);
+        long retriesBefore = workloads == null ? 0 : workloads.retries();
+        Harness.Measurement m = measure.run();
+        long retried = workloads == null ? 0 : workloads.retries() - retriesBefore;
+        String fullNote = note;
+        if (m.idleOperations() > 0) {
+            fullNote += (fullNote.isEmpty() ? "" : "; ") + m.idleOperations() + " operations found nothing";
+        }
+        if (retried > 0) {
+            fullNote += (fullNote.isEmpty() ? "" : "; ") + retried + " transactions run again after a deadlock";
+        }
+        Row row = new Row(target.name(), workload, threads, m, vs, fullNote);
         rows.add(row);
-        System.out.printf(Locale.ROOT, "   %-70s %2d thr %10.0f/s  (%4.1f%% spread)  p50 %7.0f us  p99 %7.0f us%s%s%n",
-                workload, threads, m.median(), m.spreadPercent(), m.p50Micros(), m.p99Micros(),
-                baseline == null ? "" : String.format(Locale.ROOT, "  %.2fx %s", row.ratio(), baseline),
-                m.idleOperations() > 0 ? "  [" + m.idleOperations() + " empty claims]" : "");
+        rates.put(key(target, workload, threads), m.median());
+        System.out.printf(Locale.ROOT, "   %-78s %2d thr %9.0f/s (%3.0f%%)  p50 %7s  p99 %7s  %s %s%n", workload, threads,
+                m.median(), m.spreadPercent(), micros(m, m.p50Micros()), micros(m, m.p99Micros()), ratios(row),
+                fullNote);
         return m.median();
     }
 
-    /** Counts statements, commits and session calls per operation, single-threaded, exactly. */
-    private void roundTrips(BenchTarget target, CountingDataSource counted, RowQueues rq) {
-        if (!only.test("round trips")) {
+    private static String micros(Harness.Measurement m, double value) {
+        return m.hasLatency() ? String.format(Locale.ROOT, "%,.0f", value) : "n/a";
+    }
+
+    private static String ratios(Row r) {
+        StringBuilder b = new StringBuilder();
+        for (Ratio ratio : r.vs()) {
+            if (ratio.rate() > 0) {
+                b.append(b.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.2fx %s",
+                        r.m().median() / ratio.rate(), ratio.name()));
+            }
+        }
+        return b.toString();
+    }
+
+    // ------------------------------------------------------------------ exact counts
+
+    /** Counts statements, commits, session calls and network round trips per operation, single-threaded, exactly. */
+    private void roundTrips(BenchTarget target, RowQueues plain) throws Exception {
+        if (!want("round trips")) {
             return;
         }
-        int n = 200;
-        RingQueue ring = rq.ring("bench_rt_ring", 10);
-        ring.push("g", "warm");
-        count(target, counted, "ring push (existing group)", n, () -> ring.push("g", "x"));
-        WorkQueue q = rq.workQueue("bench_rt_work");
-        count(target, counted, "enqueue", n, () -> q.enqueue("x"));
-        List<Job> claimed = new ArrayList<>();
-        count(target, counted, "claim (batch 1)", n, () -> claimed.addAll(q.claim(1)));
-        count(target, counted, "ack", n, () -> q.ack(claimed.remove(claimed.size() - 1)));
-        q.enqueueAll(List.of("a", "b", "c", "d", "e", "f", "g", "h", "i", "j"), Enqueue.defaults());
-        count(target, counted, "claim (batch 10, full)", 1, () -> q.claim(10));
-        var counters = rq.counters("bench_rt_counters");
-        counters.increment("k");
-        count(target, counted, "increment (existing key)", n, () -> counters.increment("k"));
-        rq.dropQueue("bench_rt_ring");
-        rq.dropQueue("bench_rt_work");
-        rq.dropQueue("bench_rt_counters");
-    }
-
-    private void count(BenchTarget target, CountingDataSource c, String operation, int n, Runnable op) {
-        long e = c.executions();
-        long k = c.commits();
-        long s = c.sessionCalls();
-        for (int i = 0; i < n; i++) {
-            op.run();
+        Optional<BenchTarget.Endpoint> endpoint = target.endpoint();
+        RoundTripProxy proxy = null;
+        FixedPool fixed = null;
+        DataSource base = target.dataSource();
+        if (endpoint.isPresent()) {
+            BenchTarget.Endpoint e = endpoint.get();
+            proxy = new RoundTripProxy(e.host(), e.port());
+            fixed = new FixedPool(e.url().apply(proxy.localPort()), e.user(), e.password(), 4);
+            base = fixed;
         }
-        RoundTrips r = new RoundTrips(target.name(), operation, (c.executions() - e) / (double) n,
-                (c.commits() - k) / (double) n, (c.sessionCalls() - s) / (double) n);
-        trips.add(r);
-        System.out.printf(Locale.ROOT, "   %-30s %.2f statements, %.2f commits, %.2f session calls per operation%n",
-                operation, r.executions(), r.commits(), r.sessionCalls());
+        CountingDataSource counted = new CountingDataSource(base);
+        Counter c = new Counter(target, counted, proxy);
+        try (RowQueues rq = RowQueues.builder(counted).build()) {
+            int n = 200;
+            RingQueue ring = rq.ring("bench_rt_ring", 10);
+            ring.push("g", "warm");
+            c.count("ring push (safe), existing group", n, "", () -> ring.push("g", "x"));
+            c.count("ring push (safe), new group", n, "", i -> ring.push("new" + i, "x"));
+            if (rq.database().capabilities().contains(Capability.SINGLE_WRITER_RING)) {
+                RingQueue single = rq.ring("bench_rt_single", RingOptions.capacity(10).strategy(RingStrategy.SINGLE_WRITER));
+                single.push("g", "warm");
+                c.count("ring push (single writer)", n, "", () -> single.push("g", "x"));
+            }
+            WorkQueue q = rq.workQueue("bench_rt_work");
+            c.count("enqueue", n, "", () -> q.enqueue("x"));
+            List<Job> claimed = new ArrayList<>();
+            c.count("claim, batch 1", n, "", () -> claimed.addAll(q.claim(1)));
+            c.count("ack", n, "", () -> q.ack(claimed.remove(claimed.size() - 1)));
+            for (int i = 0; i < 20; i++) {
+                q.enqueueAll(List.of("a", "b", "c", "d", "e", "f", "g", "h", "i", "j"), Enqueue.defaults());
+            }
+            c.count("claim, batch 10 (10 ready)", 20, "", () -> q.claim(10));
+            c.count("claim, nothing ready", n, "", () -> q.claim(10));
+            q.enqueueAll(List.of("a"), Enqueue.defaults());
+            c.count("blocking claim(1, 1 s), a job ready", 1, "the first blocking claim also opens the listening"
+                    + " connection where the dialect listens", () -> q.claim(1, Duration.ofSeconds(1)));
+            Counters counters = rq.counters("bench_rt_counters");
+            counters.increment("k");
+            c.count("counter increment, existing key", n, "", () -> counters.increment("k"));
+            c.count("counter increment, new key", n, "", i -> counters.increment("new" + i));
+            rq.dropQueue("bench_rt_ring");
+            rq.dropQueue("bench_rt_work");
+            rq.dropQueue("bench_rt_counters");
+            if (rq.database().capabilities().contains(Capability.SINGLE_WRITER_RING)) {
+                rq.dropQueue("bench_rt_single");
+            }
+        }
+        if (target.peer().isPresent()) {
+            Peer peer = target.peer().get();
+            Harness.Operation schedule = peer.enqueueVia(counted);
+            c.count("db-scheduler schedule() (enqueue)", 200, "", i -> schedule.run(0, i));
+            c.count("db-scheduler execution (" + peer.polling() + ", 1 thread)", 1000,
+                    "amortized over 1,000 executions, including the scheduler's start-up housekeeping",
+                    () -> { }, () -> peer.runCounted(counted, 1, 1000));
+        }
+        if (fixed != null) {
+            fixed.close();
+        }
+        if (proxy != null) {
+            proxy.close();
+        }
     }
 
-    private void write(Path dir) throws Exception {
+    @FunctionalInterface
+    private interface Indexed {
+        void run(long i) throws Exception;
+    }
+
+    @FunctionalInterface
+    private interface Action {
+        void run() throws Exception;
+    }
+
+    /** Tallies what one operation costs. */
+    private final class Counter {
+        private final BenchTarget target;
+        private final CountingDataSource c;
+        private final RoundTripProxy proxy;
+
+        Counter(BenchTarget target, CountingDataSource c, RoundTripProxy proxy) {
+            this.target = target;
+            this.c = c;
+            this.proxy = proxy;
+        }
+
+        void count(String operation, int n, String note, Action op) throws Exception {
+            count(operation, n, note, i -> op.run());
+        }
+
+        void count(String operation, int n, String note, Indexed op) throws Exception {
+            count(operation, n, note, () -> { }, () -> {
+                for (long i = 0; i < n; i++) {
+                    op.run(i);
+                }
+            });
+        }
+
+        void count(String operation, int n, String note, Action setup, Action all) throws Exception {
+            setup.run();
+            long e = c.executions();
+            long k = c.commits() + c.rollbacks();
+            long s = c.sessionCalls();
+            long t = proxy == null ? 0 : proxy.roundTrips();
+            all.run();
+            RoundTrips r = new RoundTrips(target.name(), operation, (c.executions() - e) / (double) n,
+                    (c.commits() + c.rollbacks() - k) / (double) n, (c.sessionCalls() - s) / (double) n,
+                    proxy == null ? Double.NaN : (proxy.roundTrips() - t) / (double) n, note);
+            trips.add(r);
+            System.out.printf(Locale.ROOT, "   %-50s %.2f statements, %.2f commits, %.2f session calls, %s round trips%n",
+                    operation, r.statements(), r.commits(), r.sessionCalls(),
+                    proxy == null ? "n/a" : String.format(Locale.ROOT, "%.2f", r.roundTrips()));
+        }
+    }
+
+    // ------------------------------------------------------------------ the table
+
+    private List<Target> targets() {
+        List<Target> result = new ArrayList<>();
+        int max = profile.threads().get(profile.threads().size() - 1);
+        for (String db : rows.stream().map(Row::target).distinct().toList()) {
+            Double insert = rates.get(db + "|baseline: bare INSERT of one row, own transaction|" + max);
+            for (int capacity : new int[] {10, 10_000}) {
+                Double push = rates.get(db + "|ring push, rowqueue (safe), 1000 groups, capacity " + capacity + "|" + max);
+                if (insert != null && push != null) {
+                    double ratio = push / insert;
+                    result.add(new Target(db, "ring push (safe) >= 0.6 x bare INSERT, " + max
+                            + " threads, 1000 groups, capacity " + capacity, String.format(Locale.ROOT,
+                            "%.2fx (%,.0f vs %,.0f /s)", ratio, push, insert), ratio >= 0.6));
+                }
+            }
+            for (int threads : profile.threads()) {
+                Double peer = rates.get(db + "|claim+ack, db-scheduler executions (no-op task)|" + threads);
+                for (int batch : new int[] {1, 10}) {
+                    Double claim = rates.get(db + "|claim+ack, rowqueue, batch " + batch + "|" + threads);
+                    if (peer != null && claim != null) {
+                        result.add(new Target(db, "claim+ack batch " + batch + " ahead of db-scheduler, " + threads
+                                + " threads", String.format(Locale.ROOT, "%.2fx (%,.0f vs %,.0f jobs/s)", claim / peer,
+                                claim, peer), claim > peer));
+                    }
+                }
+            }
+            int allowed = db.startsWith("PostgreSQL") ? 1 : db.startsWith("MariaDB") || db.startsWith("MySQL") ? 2 : -1;
+            if (allowed > 0) {
+                for (RoundTrips t : trips) {
+                    if (t.target().equals(db) && !Double.isNaN(t.roundTrips())
+                            && (t.operation().startsWith("ring push (safe), existing") || t.operation().equals("claim, batch 1")
+                            || t.operation().startsWith("counter increment, existing"))) {
+                        result.add(new Target(db, t.operation() + ": at most " + allowed + " round trip"
+                                + (allowed > 1 ? "s" : ""), String.format(Locale.ROOT, "%.2f", t.roundTrips()),
+                                t.roundTrips() <= allowed));
+                    }
+                }
+            }
+        }
+        return result;
+    }
+
+    private Path write(Path dir, Duration took) throws Exception {
         Files.createDirectories(dir);
+        List<Row> sorted = new ArrayList<>(rows);
+        List<String> dbOrder = rows.stream().map(Row::target).distinct().toList();
+        sorted.sort(Comparator.<Row>comparingInt(r -> dbOrder.indexOf(r.target()))
+                .thenComparingInt(r -> order.getOrDefault(r.workload(), Integer.MAX_VALUE))
+                .thenComparingInt(Row::threads));
         StringBuilder md = new StringBuilder();
-        md.append("# rowqueue benchmarks\n\nProfile `").append(profile.name()).append("`: warm-up ")
-                .append(profile.warmup().toMillis()).append(" ms, ").append(profile.iterations()).append(" x ")
-                .append(profile.iteration().toMillis()).append(" ms iterations; median with min-max spread. Run at ")
-                .append(Instant.now()).append(" on ").append(Runtime.getRuntime().availableProcessors())
-                .append(" cores, Java ").append(System.getProperty("java.version")).append(", ")
-                .append(System.getProperty("os.name")).append(' ').append(System.getProperty("os.arch")).append(".\n\n");
-        md.append("| Database | Workload | Threads | ops/s (median) | spread | vs baseline | p50 µs | p99 µs |\n");
-        md.append("|---|---|---:|---:|---:|---|---:|---:|\n");
-        for (Row r : rows) {
-            md.append(String.format(Locale.ROOT, "| %s | %s | %d | %,.0f | %.0f%% | %s | %,.0f | %,.0f |%n", r.target(),
-                    r.workload(), r.threads(), r.m().median(), r.m().spreadPercent(),
-                    r.baseline() == null ? "" : String.format(Locale.ROOT, "%.2fx %s", r.ratio(), r.baseline()),
-                    r.m().p50Micros(), r.m().p99Micros()));
+        md.append("# rowqueue benchmarks\n\n");
+        md.append("Machine: ").append(Machine.describe()).append(". Load average (1, 5, 15 min) at start ")
+                .append(loadAtStart).append(", at end ").append(Machine.loadAverage()).append(".\n\n");
+        md.append("Run ").append(Instant.now()).append(", profile `").append(profile.name()).append("`: warm-up ")
+                .append(profile.warmup().toMillis()).append(" ms, then ").append(profile.iterations()).append(" timed")
+                .append(" iterations of ").append(profile.iteration().toMillis()).append(" ms per cell; the median")
+                .append(" iteration is reported with the spread (max - min) / median. Whole run: ")
+                .append(took.toSeconds()).append(" s.\n\n");
+        for (String db : databases) {
+            md.append("- ").append(db).append('\n');
         }
-        md.append("\n## Statements per operation (exact, counted by a JDBC proxy)\n\n");
-        md.append("| Database | Operation | statements | commits | session calls |\n|---|---|---:|---:|---:|\n");
+        md.append("- Pools: HikariCP, ").append(Targets.POOL).append(" connections. Peer: ").append(Peer.CONFIG)
+                .append(".\n\n");
+        List<Target> targets = targets();
+        if (!targets.isEmpty()) {
+            md.append("## Targets\n\n| Database | Target | Measured | Met |\n|---|---|---|---|\n");
+            for (Target t : targets) {
+                md.append("| ").append(t.target()).append(" | ").append(t.check()).append(" | ").append(t.measured())
+                        .append(" | ").append(t.met() ? "yes" : "**no**").append(" |\n");
+            }
+            md.append('\n');
+        }
+        md.append("## Throughput and latency\n\n");
+        md.append("Rates count units of work per second: pushes, jobs enqueued, jobs claimed and acked, executions,")
+                .append(" increments. Latency is per operation (a claim+ack of a whole batch), except for")
+                .append(" enqueue-to-claim.\n\n");
+        md.append("| Database | Workload | Threads | per second | spread | ratio | p50 µs | p99 µs | notes |\n");
+        md.append("|---|---|---:|---:|---:|---|---:|---:|---|\n");
+        for (Row r : sorted) {
+            md.append(String.format(Locale.ROOT, "| %s | %s | %d | %,.0f | %.0f%% | %s | %s | %s | %s |%n", r.target(),
+                    r.workload(), r.threads(), r.m().median(), r.m().spreadPercent(), ratios(r),
+                    micros(r.m(), r.m().p50Micros()), micros(r.m(), r.m().p99Micros()), r.note()));
+        }
+        md.append("\n## Statements and round trips per operation\n\n");
+        md.append("Counted single-threaded and exactly: statements and commits by a JDBC proxy; session calls are")
+                .append(" `setAutoCommit`, `get/setTransactionIsolation` and savepoints (a driver may answer them from")
+                .append(" its own state or with a round trip); network round trips by a TCP relay between the driver")
+                .append(" and the server (every exchange the driver makes, whatever the JDBC call; n/a in-process).\n\n");
+        md.append("| Database | Operation | statements | commits | session calls | network round trips | notes |\n");
+        md.append("|---|---|---:|---:|---:|---:|---|\n");
         for (RoundTrips t : trips) {
-            md.append(String.format(Locale.ROOT, "| %s | %s | %.2f | %.2f | %.2f |%n", t.target(), t.operation(),
-                    t.executions(), t.commits(), t.sessionCalls()));
+            md.append(String.format(Locale.ROOT, "| %s | %s | %.2f | %.2f | %.2f | %s | %s |%n", t.target(), t.operation(),
+                    t.statements(), t.commits(), t.sessionCalls(),
+                    Double.isNaN(t.roundTrips()) ? "n/a" : String.format(Locale.ROOT, "%.2f", t.roundTrips()), t.note()));
         }
-        Files.writeString(dir.resolve("results.md"), md.toString(), StandardCharsets.UTF_8);
-        StringBuilder json = new StringBuilder("{\"profile\": \"" + profile.name() + "\", \"rows\": [\n");
-        for (int i = 0; i < rows.size(); i++) {
-            Row r = rows.get(i);
-            json.append(String.format(Locale.ROOT, "  {\"database\": \"%s\", \"family\": \"%s\", \"workload\": \"%s\","
-                            + " \"threads\": %d, \"median\": %.1f, \"min\": %.1f, \"max\": %.1f, \"p50us\": %.1f,"
-                            + " \"p99us\": %.1f, \"baseline\": %s, \"ratio\": %s}%s%n", r.target(), r.family(),
-                    r.workload(), r.threads(), r.m().median(), r.m().min(), r.m().max(), r.m().p50Micros(),
-                    r.m().p99Micros(), r.baseline() == null ? "null" : "\"" + r.baseline() + "\"",
-                    Double.isNaN(r.ratio()) ? "null" : String.format(Locale.ROOT, "%.3f", r.ratio()),
-                    i + 1 < rows.size() ? "," : ""));
+        Path file = dir.resolve("results.md");
+        Files.writeString(file, md.toString(), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve("results.json"), json(sorted, targets), StandardCharsets.UTF_8);
+        return file;
+    }
+
+    private String json(List<Row> sorted, List<Target> targets) {
+        StringBuilder json = new StringBuilder("{\"profile\": \"" + profile.name() + "\",\n \"machine\": \""
+                + esc(Machine.describe()) + "\", \"loadAtStart\": \"" + loadAtStart + "\",\n \"rows\": [\n");
+        for (int i = 0; i < sorted.size(); i++) {
+            Row r = sorted.get(i);
+            StringBuilder vs = new StringBuilder();
+            for (Ratio ratio : r.vs()) {
+                if (ratio.rate() > 0) {
+                    vs.append(vs.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, "\"%s\": %.3f",
+                            esc(ratio.name()), r.m().median() / ratio.rate()));
+                }
+            }
+            json.append(String.format(Locale.ROOT, "  {\"database\": \"%s\", \"workload\": \"%s\", \"threads\": %d,"
+                            + " \"median\": %.1f, \"min\": %.1f, \"max\": %.1f, \"p50us\": %s, \"p99us\": %s,"
+                            + " \"ratios\": {%s}, \"note\": \"%s\"}%s%n", esc(r.target()), esc(r.workload()), r.threads(),
+                    r.m().median(), r.m().min(), r.m().max(), r.m().hasLatency() ? String.format(Locale.ROOT, "%.1f",
+                            r.m().p50Micros()) : "null", r.m().hasLatency() ? String.format(Locale.ROOT, "%.1f",
+                            r.m().p99Micros()) : "null", vs, esc(r.note()), i + 1 < sorted.size() ? "," : ""));
         }
-        json.append("]}\n");
-        Files.writeString(dir.resolve("results.json"), json.toString(), StandardCharsets.UTF_8);
-        System.out.println("wrote " + dir.resolve("results.md").toAbsolutePath());
+        json.append(" ],\n \"roundTrips\": [\n");
+        for (int i = 0; i < trips.size(); i++) {
+            RoundTrips t = trips.get(i);
+            json.append(String.format(Locale.ROOT, "  {\"database\": \"%s\", \"operation\": \"%s\", \"statements\": %.2f,"
+                            + " \"commits\": %.2f, \"sessionCalls\": %.2f, \"roundTrips\": %s}%s%n", esc(t.target()),
+                    esc(t.operation()), t.statements(), t.commits(), t.sessionCalls(),
+                    Double.isNaN(t.roundTrips()) ? "null" : String.format(Locale.ROOT, "%.2f", t.roundTrips()),
+                    i + 1 < trips.size() ? "," : ""));
+        }
+        json.append(" ],\n \"targets\": [\n");
+        for (int i = 0; i < targets.size(); i++) {
+            Target t = targets.get(i);
+            json.append(String.format(Locale.ROOT, "  {\"database\": \"%s\", \"check\": \"%s\", \"measured\": \"%s\","
+                            + " \"met\": %s}%s%n", esc(t.target()), esc(t.check()), esc(t.measured()), t.met(),
+                    i + 1 < targets.size() ? "," : ""));
+        }
+        return json.append(" ]\n}\n").toString();
+    }
+
+    private static String esc(String s) {
+        return s.replace("\\", "\\\\").replace("\"", "\\\"");
     }
 }

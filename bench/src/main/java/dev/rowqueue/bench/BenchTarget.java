@@ -1,11 +1,13 @@
 package dev.rowqueue.bench;
 
 import javax.sql.DataSource;
+import java.util.Optional;
+import java.util.function.IntFunction;
 
-/** A database the benchmarks run against, with a connection pool sized for the largest thread count. */
+/** A database the benchmarks run against, with a connection pool sized for the largest thread count and the peers. */
 interface BenchTarget extends AutoCloseable {
 
-    /** @return a name for the table, e.g. "PostgreSQL 17.2 (embedded)" */
+    /** @return a name for the table, e.g. "PostgreSQL 18.1 (embedded)" */
     String name();
 
     /** @return pooled connections */
@@ -16,9 +18,43 @@ interface BenchTarget extends AutoCloseable {
         return "VARCHAR(200)";
     }
 
-    /** @return whether the db-scheduler peer runs on this database */
-    default boolean runsPeer() {
-        return false;
+    /** @return how the server was configured where it matters for the numbers (durability, buffers) */
+    default String settings() {
+        return "";
+    }
+
+    /**
+     * @param table a table just filled in bulk
+     * @return the maintenance statement a database would have run on it meanwhile (statistics, and on PostgreSQL
+     *         the vacuum that an insert-heavy table triggers), or {@code null}
+     */
+    default String maintenance(String table) {
+        return null;
+    }
+
+    /** @return the db-scheduler peer on this database, if it runs here */
+    default Optional<Peer> peer() {
+        return Optional.empty();
+    }
+
+    /**
+     * @return where a driver reaches the server over TCP, to count round trips through a relay; empty for an
+     *         in-process database
+     */
+    default Optional<Endpoint> endpoint() {
+        return Optional.empty();
+    }
+
+    /**
+     * A server's address and a way to build a JDBC URL with another port (the counting relay's).
+     *
+     * @param host     the server's host
+     * @param port     its port
+     * @param url      the JDBC URL for a given port
+     * @param user     the user
+     * @param password the password
+     */
+    record Endpoint(String host, int port, IntFunction<String> url, String user, String password) {
     }
 
     @Override

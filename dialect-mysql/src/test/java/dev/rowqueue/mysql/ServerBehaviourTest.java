@@ -80,21 +80,84 @@ class ServerBehaviourTest extends EmbeddedServerTest {
 
     @ParameterizedTest
     @EnumSource(EmbeddedMariaDb.Driver.class)
-    void a_safe_push_is_two_statements_whatever_its_size(EmbeddedMariaDb.Driver driver) {
+    void a_safe_push_is_one_compound_statement_on_mariadb_and_two_statements_in_a_callers_transaction(
+            EmbeddedMariaDb.Driver driver) throws SQLException {
         CountingDataSource counting = new CountingDataSource(pools.get(driver));
         try (RowQueues rq = RowQueues.builder(counting).build()) {
             RingQueue ring = rq.ring(name("ring", driver), 3);
             ring.push("g", "warm-up");
             counting.record();
+            long commits = counting.commits();
+            long session = counting.sessionCalls();
             assertEquals(2, ring.push("g", "one"));
             List<String> one = counting.recorded();
             counting.record();
             assertEquals(List.of(3L, 4L, 5L, 6L, 7L), ring.pushAll("g", List.of("a", "b", "c", "d", "e")));
             List<String> five = counting.recorded();
-            assertEquals(2, one.size(), one.toString());
-            assertEquals(2, five.size(), five.toString());
-            assertTrue(one.get(0).contains("LAST_INSERT_ID(last_seq + ?)"), one.get(0));
+            assertEquals(1, one.size(), one.toString());
+            assertEquals(1, five.size(), five.toString());
+            assertTrue(one.get(0).startsWith("BEGIN NOT ATOMIC") && one.get(0).contains("LAST_INSERT_ID(last_seq + ?)")
+                    && one.get(0).contains("START TRANSACTION") && one.get(0).contains("COMMIT"), one.get(0));
+            assertEquals(commits, counting.commits(), "the compound statement commits inside: no JDBC commit");
+            assertEquals(session, counting.sessionCalls(), "no auto-commit or isolation switch");
             assertEquals(List.of("c", "d", "e"), ring.oldestFirst("g").stream().map(RingEntry::payload).toList());
+            try (Connection c = counting.getConnection()) {
+                c.setAutoCommit(false);
+                counting.record();
+                assertEquals(8, ring.using(c).push("g", "in my transaction"));
+                List<String> mine = counting.recorded();
+                c.rollback();
+                assertEquals(2, mine.size(), "a START TRANSACTION would commit the caller's work: plain statements " + mine);
+            }
+            assertEquals(List.of("c", "d", "e"), ring.oldestFirst("g").stream().map(RingEntry::payload).toList(),
+                    "rolled back with the caller's transaction");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(EmbeddedMariaDb.Driver.class)
+    void a_claim_is_one_compound_statement_on_mariadb_and_leases_in_claim_order(EmbeddedMariaDb.Driver driver) {
+        CountingDataSource counting = new CountingDataSource(pools.get(driver));
+        try (RowQueues rq = RowQueues.builder(counting).build()) {
+            WorkQueue q = rq.workQueue(name("cl", driver));
+            long low = q.enqueue("low");
+            long high = q.enqueue("high", Enqueue.priority(5));
+            long later = q.enqueue("later");
+            counting.record();
+            List<Job> jobs = q.claim(2);
+            List<String> sent = counting.recorded();
+            assertEquals(1, sent.size(), sent.toString());
+            assertTrue(sent.get(0).startsWith("BEGIN NOT ATOMIC") && sent.get(0).contains("FOR UPDATE SKIP LOCKED"),
+                    sent.get(0));
+            assertEquals(List.of(high, low), jobs.stream().map(Job::id).toList(), "priority, then due time and id");
+            assertEquals(List.of("high", "low"), jobs.stream().map(Job::payload).toList());
+            assertEquals(List.of(later), q.claim(5).stream().map(Job::id).toList(), "leased jobs are not claimed again");
+            assertTrue(q.claim(5).isEmpty());
+            assertTrue(q.ack(jobs.get(0)));
+            assertEquals(2, q.stats().leased());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(EmbeddedMariaDb.Driver.class)
+    void drivers_that_prepare_on_the_server_send_the_compound_statements_too(EmbeddedMariaDb.Driver driver) {
+        String url = server.url(driver, database()) + (driver == EmbeddedMariaDb.Driver.MARIADB ? "?" : "&")
+                + "useServerPrepStmts=true" + (driver == EmbeddedMariaDb.Driver.MYSQL ? "&emulateUnsupportedPstmts=false" : "");
+        try (com.zaxxer.hikari.HikariDataSource pool = MySqlTargets.pool(url, "root", "", session(), "server-prepared")) {
+            CountingDataSource counting = new CountingDataSource(pool);
+            try (RowQueues rq = RowQueues.builder(counting).build()) {
+                RingQueue ring = rq.ring(name("sp", driver), 2);
+                long commits = counting.commits();
+                assertEquals(List.of(1L, 2L, 3L), ring.pushAll("g", List.of("a", "b", "c")));
+                assertEquals(4, ring.push("g", "d"));
+                WorkQueue q = rq.workQueue(name("sq", driver));
+                List<Long> ids = q.enqueueAll(List.of("x", "y"), Enqueue.defaults());
+                List<Job> jobs = q.claim(2);
+                assertEquals(commits, counting.commits(), "compound statements, no JDBC transaction");
+                assertEquals(List.of("c", "d"), ring.oldestFirst("g").stream().map(RingEntry::payload).toList());
+                assertEquals(ids, jobs.stream().map(Job::id).toList());
+                assertEquals(List.of("x", "y"), jobs.stream().map(Job::payload).toList());
+            }
         }
     }
 

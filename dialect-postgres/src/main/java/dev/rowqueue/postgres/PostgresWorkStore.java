@@ -32,7 +32,8 @@ import java.util.OptionalLong;
  * had before the lease. The claim walks the partial index {@code (prio DESC, due_ms, id) WHERE state = 0}, so dead
  * jobs cost it nothing.
  *
- * <p>Enqueue (one job or a batch) is one {@code INSERT ... SELECT FROM unnest(:payloads) ... RETURNING id}; enqueue,
+ * <p>Enqueue is one statement: {@code INSERT ... VALUES (...) RETURNING id} for one job, {@code INSERT ... SELECT
+ * FROM unnest(:payloads) ... RETURNING id} for a batch; enqueue,
  * nack, release and revive send {@code pg_notify('rowqueue_<queue>', <delay ms>)} in the same statement when the
  * dialect notifies (option {@code notify}, on by default), so the notification is delivered exactly when the work
  * commits.
@@ -41,6 +42,7 @@ final class PostgresWorkStore extends StandardWorkStore {
 
     private final String channel;
     private final Sql enqueue;
+    private final Sql enqueueOne;
     private final Sql claim;
     private final Sql nack;
     private final Sql release;
@@ -60,6 +62,12 @@ final class PostgresWorkStore extends StandardWorkStore {
                 ? "WITH ins AS (" + insert + "), note AS (SELECT pg_notify(:channel, CAST(:delay AS TEXT)) AS sent)"
                         + " SELECT ins.id FROM ins CROSS JOIN note ORDER BY ins.id"
                 : "WITH ins AS (" + insert + ") SELECT id FROM ins ORDER BY id");
+        String insertOne = "INSERT INTO " + jobs + " (payload, prio, state, due_ms, attempts, enqueued_ms) VALUES"
+                + " (:payload, :prio, " + WorkTables.LIVE + ", " + now + " + :delay, 0, " + now + ") RETURNING id";
+        enqueueOne = Sql.of(notify
+                ? "WITH ins AS (" + insertOne + "), note AS (SELECT pg_notify(:channel, CAST(:delay AS TEXT)) AS sent)"
+                        + " SELECT ins.id FROM ins CROSS JOIN note"
+                : insertOne);
         claim = Sql.of("WITH c AS " + (dialect.hasMaterializedCte() ? "MATERIALIZED " : "") + "(SELECT id, due_ms FROM "
                 + jobs + " WHERE " + live + " AND due_ms <= " + now + " ORDER BY prio DESC, due_ms, id LIMIT :n"
                 + " FOR UPDATE SKIP LOCKED)"
@@ -123,10 +131,17 @@ final class PostgresWorkStore extends StandardWorkStore {
 
     @Override
     public SqlOp<long[]> enqueue(List<String> payloads, int priority, long delayMs) {
+        boolean one = payloads.size() == 1;
+        Sql sql = one ? enqueueOne : enqueue;
         return SqlOp.statement(c -> {
-            try (PreparedStatement ps = enqueue.prepare(c)) {
-                bind(enqueue, ps).setArray("payloads", PgArrays.texts(c, payloads)).setInt("prio", priority)
-                        .set("delay", delayMs).done();
+            try (PreparedStatement ps = sql.prepare(c)) {
+                Sql.Binder b = bind(sql, ps).setInt("prio", priority).set("delay", delayMs);
+                if (one) {
+                    b.set("payload", payloads.get(0));
+                } else {
+                    b.setArray("payloads", PgArrays.texts(c, payloads));
+                }
+                b.done();
                 long[] ids = Jdbc.longs(ps).stream().mapToLong(Long::longValue).toArray();
                 if (ids.length != payloads.size()) {
                     throw new SQLException("enqueue into " + t.jobs() + " returned " + ids.length + " ids for "
