@@ -126,6 +126,18 @@ final class Harness {
     }
 
     /**
+     * Runs an operation untimed, to warm up the JIT, the driver and the server before a target's first cell.
+     *
+     * @param threads client threads
+     * @param nanos   how long
+     * @param op      the operation
+     * @throws Exception on failure
+     */
+    static void warm(int threads, long nanos, Operation op) throws Exception {
+        run(threads, nanos, op, null);
+    }
+
+    /**
      * Watches work done by someone else's threads: the rate of {@link Observed#completed()} over each round.
      *
      * @param profile the profile
