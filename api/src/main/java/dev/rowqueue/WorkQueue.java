@@ -2,6 +2,7 @@ package dev.rowqueue;
 
 import java.sql.Connection;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 
 /**
@@ -82,6 +83,29 @@ public interface WorkQueue {
      *         or was already acked); nothing changes then
      */
     boolean ack(Job job);
+
+    /**
+     * Acks the jobs this consumer finished and claims up to {@code max} more, as one atomic operation: the hot path of
+     * a worker loop. On PostgreSQL and MariaDB it is one statement and one round trip, where {@link #ack(Job)} per job
+     * and then {@link #claim(int)} cost one round trip each; elsewhere it is one transaction. Either everything
+     * happens or, when it throws, nothing does. A job being acked is never among the claimed ones, even if its lease
+     * had ended.
+     *
+     * <pre>{@code
+     * List<Job> jobs = queue.claim(10);
+     * while (!jobs.isEmpty()) {
+     *     jobs.forEach(this::process);                        // nack or release the ones that failed
+     *     jobs = queue.ackAndClaim(jobs, 10).claimed();
+     * }
+     * }</pre>
+     *
+     * @param done jobs this consumer claimed and processed; may be empty (then this is {@link #claim(int)}); at most
+     *             1,000, each once
+     * @param max  how many jobs to claim, at least 1
+     * @return the claimed jobs in claim order, and those of {@code done} whose lease was lost (their ack changed
+     *         nothing, as {@link #ack(Job)} returning {@code false})
+     */
+    Handoff ackAndClaim(Collection<Job> done, int max);
 
     /**
      * Records a failed attempt and retries the job after the options' backoff for its attempt count.

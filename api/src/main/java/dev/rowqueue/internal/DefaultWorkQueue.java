@@ -1,6 +1,7 @@
 package dev.rowqueue.internal;
 
 import dev.rowqueue.Enqueue;
+import dev.rowqueue.Handoff;
 import dev.rowqueue.Job;
 import dev.rowqueue.QueueStats;
 import dev.rowqueue.TransientRowQueueException;
@@ -14,10 +15,13 @@ import dev.rowqueue.spi.WorkTables;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -152,6 +156,42 @@ final class DefaultWorkQueue implements WorkQueue {
     public boolean ack(Job job) {
         Validation.job(job);
         return context.executor().run("ack job " + job.id() + " of " + name, store.ack(job.id(), job.leaseToken()));
+    }
+
+    @Override
+    public Handoff ackAndClaim(Collection<Job> done, int max) {
+        Objects.requireNonNull(done, "done");
+        Validation.batch("claim batch size", max);
+        if (done.size() > Validation.MAX_BATCH) {
+            throw new IllegalArgumentException("at most " + Validation.MAX_BATCH + " jobs can be acked at once, got "
+                    + done.size());
+        }
+        List<Job> jobs = new ArrayList<>(done.size());
+        Set<Long> seen = new HashSet<>();
+        for (Job job : done) {
+            Validation.job(job);
+            if (!seen.add(job.id())) {
+                throw new IllegalArgumentException("job " + job.id() + " is given twice to ack");
+            }
+            jobs.add(job);
+        }
+        long[] ids = new long[jobs.size()];
+        long[] tokens = new long[jobs.size()];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = jobs.get(i).id();
+            tokens[i] = jobs.get(i).leaseToken();
+        }
+        long token = newToken();
+        WorkStore.AckedAndClaimed result = context.executor().run(
+                (ids.length == 0 ? "" : "ack " + ids.length + " jobs of " + name + " and ") + "claim from " + name,
+                store.ackAndClaim(ids, tokens, max, leaseMillis(), token));
+        List<Job> lost = new ArrayList<>();
+        for (Job job : jobs) {
+            if (!result.acked().contains(job.id())) {
+                lost.add(job);
+            }
+        }
+        return new Handoff(buryExhausted(result.claimed(), token), lost);
     }
 
     @Override

@@ -3,8 +3,10 @@ package dev.rowqueue.spi;
 import dev.rowqueue.Job;
 import dev.rowqueue.QueueStats;
 
+import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * A work queue's database work, made by {@link Dialect#workStore}. Arguments are already validated. Times are
@@ -49,6 +51,44 @@ public interface WorkStore {
      * @return whether a live job with this id and token was deleted
      */
     SqlOp<Boolean> ack(long id, long token);
+
+    /**
+     * Acks jobs and claims up to {@code max} others, atomically: {@link #ack} of each, then {@link #claim}, with the
+     * same meaning, never claiming one of the acked jobs. The default runs them in one transaction (one round trip
+     * each); a dialect that can do it in one statement overrides it.
+     *
+     * @param ids     the jobs to ack, no id twice; may be empty
+     * @param tokens  their lease tokens, index for index
+     * @param max     at least 1
+     * @param leaseMs the lease length of the claimed jobs
+     * @param token   the lease token to set on them
+     * @return the ids that were acked and the jobs claimed, in claim order
+     */
+    default SqlOp<AckedAndClaimed> ackAndClaim(long[] ids, long[] tokens, int max, long leaseMs, long token) {
+        SqlOp<List<Job>> claim = claim(max, leaseMs, token);
+        if (ids.length == 0) {
+            return new SqlOp.Flagged<>(c -> new AckedAndClaimed(Set.of(), claim.run(c)), claim.singleStatement(),
+                    false, claim.retriesDuplicateKey());
+        }
+        return SqlOp.transaction(c -> {
+            Set<Long> acked = new HashSet<>();
+            for (int i = 0; i < ids.length; i++) {
+                if (ack(ids[i], tokens[i]).run(c)) {
+                    acked.add(ids[i]);
+                }
+            }
+            return new AckedAndClaimed(acked, claim.run(c));
+        });
+    }
+
+    /**
+     * The result of {@link #ackAndClaim}.
+     *
+     * @param acked   the ids whose ack took effect
+     * @param claimed the jobs claimed, in claim order
+     */
+    record AckedAndClaimed(Set<Long> acked, List<Job> claimed) {
+    }
 
     /**
      * Raises attempts by one, clears the lease, and makes the job due after {@code delayMs}, or dead if attempts

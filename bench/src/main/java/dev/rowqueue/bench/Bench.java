@@ -207,6 +207,13 @@ public final class Bench {
                         return Harness.measure(profile, threads, backlog.claimAck(batch), backlog);
                     });
                 }
+                for (int batch : new int[] {1, 10}) {
+                    cell(target, workerLoop(batch), threads, vsClaim, "ackAndClaim: the acks of the last batch and the"
+                            + " next claim in one call; backlog topped up to 2 rounds of work", () -> {
+                                Workloads.Backlog backlog = w.backlog(5_000);
+                                return Harness.measure(profile, threads, backlog.workerLoop(batch, threads), backlog);
+                            });
+                }
                 cell(target, "enqueue-to-claim latency, blocking claim(1, 250 ms), 200 jobs/s", threads, List.of(),
                         wakeupNote(plain), () -> {
                             try (Workloads.EnqueueToClaim e = w.new EnqueueToClaim(200)) {
@@ -370,6 +377,15 @@ public final class Bench {
             List<Job> claimed = new ArrayList<>();
             c.count("claim, batch 1", n, "", () -> claimed.addAll(q.claim(1)));
             c.count("ack", n, "", () -> q.ack(claimed.remove(claimed.size() - 1)));
+            q.enqueueAll(java.util.Collections.nCopies(n + 1, "x"), Enqueue.defaults());
+            List<Job> held = new ArrayList<>(q.claim(1));
+            c.count("ackAndClaim, 1 acked + batch 1", n, "acks the job claimed last and claims the next",
+                    () -> {
+                        List<Job> next = q.ackAndClaim(held, 1).claimed();
+                        held.clear();
+                        held.addAll(next);
+                    });
+            held.forEach(q::ack);
             for (int i = 0; i < 20; i++) {
                 q.enqueueAll(List.of("a", "b", "c", "d", "e", "f", "g", "h", "i", "j"), Enqueue.defaults());
             }
@@ -458,6 +474,11 @@ public final class Bench {
 
     // ------------------------------------------------------------------ the table
 
+    /** @return the name of the worker-loop claim+ack workload */
+    static String workerLoop(int batch) {
+        return "claim+ack, rowqueue, worker loop, batch " + batch;
+    }
+
     private List<Target> targets() {
         List<Target> result = new ArrayList<>();
         int max = profile.threads().get(profile.threads().size() - 1);
@@ -474,12 +495,16 @@ public final class Bench {
             }
             for (int threads : profile.threads()) {
                 Double peer = rates.get(db + "|claim+ack, db-scheduler executions (no-op task)|" + threads);
-                for (int batch : new int[] {1, 10}) {
-                    Double claim = rates.get(db + "|claim+ack, rowqueue, batch " + batch + "|" + threads);
-                    if (peer != null && claim != null) {
-                        result.add(new Target(db, "claim+ack batch " + batch + " ahead of db-scheduler, " + threads
-                                + " threads", String.format(Locale.ROOT, "%.2fx (%,.0f vs %,.0f jobs/s)", claim / peer,
-                                claim, peer), claim > peer));
+                for (boolean loop : new boolean[] {false, true}) {
+                    for (int batch : new int[] {1, 10}) {
+                        String workload = loop ? workerLoop(batch) : "claim+ack, rowqueue, batch " + batch;
+                        Double claim = rates.get(db + "|" + workload + "|" + threads);
+                        if (peer != null && claim != null) {
+                            result.add(new Target(db, (loop ? "worker loop (ackAndClaim) " : "claim then ack ")
+                                    + "batch " + batch + " ahead of db-scheduler, " + threads + " threads",
+                                    String.format(Locale.ROOT, "%.2fx (%,.0f vs %,.0f jobs/s)", claim / peer, claim,
+                                            peer), claim > peer));
+                        }
                     }
                 }
             }
@@ -488,6 +513,7 @@ public final class Bench {
                 for (RoundTrips t : trips) {
                     if (t.target().equals(db) && !Double.isNaN(t.roundTrips())
                             && (t.operation().startsWith("ring push (safe), existing") || t.operation().equals("claim, batch 1")
+                            || t.operation().startsWith("ackAndClaim")
                             || t.operation().startsWith("counter increment, existing"))) {
                         result.add(new Target(db, t.operation() + ": at most " + allowed + " round trip"
                                 + (allowed > 1 ? "s" : ""), String.format(Locale.ROOT, "%.2f", t.roundTrips()),

@@ -290,6 +290,28 @@ final class Workloads {
                 return jobs.size();
             };
         }
+
+        /**
+         * A worker loop: each operation acks the batch the thread claimed last time and claims the next in one call
+         * ({@link WorkQueue#ackAndClaim}); returns how many jobs it acked. The jobs a thread holds when the cell ends
+         * stay leased (the cell's queue is its own).
+         *
+         * @param batch jobs per claim
+         * @param threads the client threads
+         * @return the operation
+         */
+        Harness.Operation workerLoop(int batch, int threads) {
+            @SuppressWarnings("unchecked")
+            List<Job>[] held = new List[threads];
+            return (thread, n) -> {
+                List<Job> done = held[thread] == null ? List.of() : held[thread];
+                dev.rowqueue.Handoff h = queue.ackAndClaim(done, batch);
+                held[thread] = h.claimed();
+                int acked = done.size() - h.lost().size();
+                processed.addAndGet(acked);
+                return acked;
+            };
+        }
     }
 
     /** @param floor the fewest live jobs kept before each round */

@@ -13,8 +13,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * The work queue on PostgreSQL. A claim is one statement:
@@ -44,6 +46,8 @@ final class PostgresWorkStore extends StandardWorkStore {
     private final Sql enqueue;
     private final Sql enqueueOne;
     private final Sql claim;
+    private final Sql ackOneAndClaim;
+    private final Sql ackManyAndClaim;
     private final Sql nack;
     private final Sql release;
     private final Sql reviveOne;
@@ -68,12 +72,26 @@ final class PostgresWorkStore extends StandardWorkStore {
                 ? "WITH ins AS (" + insertOne + "), note AS (SELECT pg_notify(:channel, CAST(:delay AS TEXT)) AS sent)"
                         + " SELECT ins.id FROM ins CROSS JOIN note"
                 : insertOne);
-        claim = Sql.of("WITH c AS " + (dialect.hasMaterializedCte() ? "MATERIALIZED " : "") + "(SELECT id, due_ms FROM "
-                + jobs + " WHERE " + live + " AND due_ms <= " + now + " ORDER BY prio DESC, due_ms, id LIMIT :n"
-                + " FOR UPDATE SKIP LOCKED)"
-                + " UPDATE " + jobs + " q SET attempts = q.attempts + CASE WHEN q.lease_token IS NULL THEN 0 ELSE 1 END,"
-                + " lease_token = :token, due_ms = " + now + " + :lease FROM c WHERE q.id = c.id RETURNING "
-                + qualified("q") + ", c.due_ms AS claimed_due");
+        String materialized = dialect.hasMaterializedCte() ? "MATERIALIZED " : "";
+        String lock = "SELECT id, due_ms FROM " + jobs + " WHERE " + live + " AND due_ms <= " + now + "%s"
+                + " ORDER BY prio DESC, due_ms, id LIMIT :n FOR UPDATE SKIP LOCKED";
+        String lease = "UPDATE " + jobs + " q SET attempts = q.attempts + CASE WHEN q.lease_token IS NULL THEN 0"
+                + " ELSE 1 END, lease_token = :token, due_ms = " + now + " + :lease FROM c WHERE q.id = c.id RETURNING "
+                + qualified("q") + ", c.due_ms AS claimed_due";
+        claim = Sql.of("WITH c AS " + materialized + "(" + lock.formatted("") + ") " + lease);
+        // ack and claim: the acked rows are excluded from the claim, since all parts of one statement see the same
+        // snapshot (an acked job whose lease had ended would otherwise look claimable); the acked ids come back as
+        // rows with claimed = FALSE
+        String nulls = ", NULL".repeat(Jdbc.JOB_COLUMNS.split(",").length);
+        String handoff = " SELECT TRUE AS claimed, u.* FROM u UNION ALL SELECT FALSE, a.id" + nulls
+                + " FROM a";
+        ackOneAndClaim = Sql.of("WITH a AS (DELETE FROM " + jobs + " WHERE id = :id AND lease_token = :tok AND " + live
+                + " RETURNING id), c AS " + materialized + "(" + lock.formatted(" AND id <> :id") + "), u AS ("
+                + lease + ")" + handoff);
+        ackManyAndClaim = Sql.of("WITH a AS (DELETE FROM " + jobs + " j USING unnest(CAST(:ids AS BIGINT[]),"
+                + " CAST(:toks AS BIGINT[])) AS d(id, tok) WHERE j.id = d.id AND j.lease_token = d.tok AND j." + live
+                + " RETURNING j.id), c AS " + materialized + "(" + lock.formatted(" AND id <> ALL(CAST(:ids AS"
+                + " BIGINT[]))") + "), u AS (" + lease + ")" + handoff);
         String mine = " WHERE id = :id AND lease_token = :token AND " + live;
         String nackUpdate = "UPDATE " + jobs + " SET state = CASE WHEN attempts + 1 >= :max THEN " + WorkTables.DEAD
                 + " ELSE " + WorkTables.LIVE + " END, attempts = attempts + 1, due_ms = " + now
@@ -168,6 +186,49 @@ final class PostgresWorkStore extends StandardWorkStore {
             }
             return inClaimOrder(jobs, claimedDue);
         });
+    }
+
+    /** Acks and claims in one statement: a {@code DELETE} and the claim as data-modifying CTEs. */
+    @Override
+    public SqlOp<AckedAndClaimed> ackAndClaim(long[] ids, long[] tokens, int max, long leaseMs, long token) {
+        if (ids.length == 0) {
+            SqlOp<List<Job>> claimOnly = claim(max, leaseMs, token);
+            return SqlOp.statement(c -> new AckedAndClaimed(Set.of(), claimOnly.run(c)));
+        }
+        Sql sql = ids.length == 1 ? ackOneAndClaim : ackManyAndClaim;
+        return SqlOp.statement(c -> {
+            List<Job> jobs = new ArrayList<>();
+            List<Long> claimedDue = new ArrayList<>();
+            Set<Long> acked = new HashSet<>();
+            try (PreparedStatement ps = sql.prepare(c)) {
+                Sql.Binder b = dialect.bind(sql, ps).setInt("n", max).set("token", token).set("lease", leaseMs);
+                if (ids.length == 1) {
+                    b.set("id", ids[0]).set("tok", tokens[0]);
+                } else {
+                    b.setArray("ids", PgArrays.longs(c, boxed(ids))).setArray("toks", PgArrays.longs(c, boxed(tokens)));
+                }
+                b.done();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        if (rs.getBoolean("claimed")) {
+                            jobs.add(Jdbc.job(rs));
+                            claimedDue.add(rs.getLong("claimed_due"));
+                        } else {
+                            acked.add(rs.getLong("id"));
+                        }
+                    }
+                }
+            }
+            return new AckedAndClaimed(acked, inClaimOrder(jobs, claimedDue));
+        });
+    }
+
+    private static List<Long> boxed(long[] values) {
+        List<Long> list = new ArrayList<>(values.length);
+        for (long v : values) {
+            list.add(v);
+        }
+        return list;
     }
 
     /** Sorts jobs by priority descending, due time before the lease, id: the order the claim chose them in. */

@@ -176,6 +176,27 @@ public abstract class BadInputContract extends Contract {
     }
 
     @Test
+    void ack_and_claim_refuses_bad_jobs_and_batch_sizes_and_changes_nothing() {
+        WorkQueue q = rq().workQueue(newName());
+        q.enqueueAll(List.of("a", "b"), Enqueue.defaults());
+        Job held = q.claim(1).get(0);
+        Job forged = new Job(held.id() + 1, "b", 0, 0, Instant.now(), null, null, 0);
+        refused(() -> q.ackAndClaim(List.of(held), 0));
+        refused(() -> q.ackAndClaim(List.of(held), 1001));
+        refused(() -> q.ackAndClaim(List.of(held, forged), 1));
+        refused(() -> q.ackAndClaim(List.of(held, held), 1));
+        List<Job> tooMany = new java.util.ArrayList<>();
+        for (int i = 0; i < 1001; i++) {
+            tooMany.add(new Job(held.id() + 10 + i, "x", 0, 0, Instant.now(), null, null, 7));
+        }
+        refused(() -> q.ackAndClaim(tooMany, 1));
+        assertThrows(NullPointerException.class, () -> q.ackAndClaim(null, 1));
+        assertThrows(NullPointerException.class, () -> q.ackAndClaim(Arrays.asList(held, null), 1));
+        assertEquals(1, q.stats().ready(), "nothing was acked or claimed");
+        assertEquals(2, q.stats().total());
+    }
+
+    @Test
     void a_payload_limit_set_on_the_builder_is_enforced() {
         String name = newName();
         try (RowQueues small = env().builder().maxPayloadLength(10).build()) {

@@ -3,6 +3,7 @@ package dev.rowqueue.tck;
 import dev.rowqueue.CounterBlock;
 import dev.rowqueue.Counters;
 import dev.rowqueue.Enqueue;
+import dev.rowqueue.Handoff;
 import dev.rowqueue.Job;
 import dev.rowqueue.RingEntry;
 import dev.rowqueue.RingQueue;
@@ -184,6 +185,51 @@ public abstract class ConcurrencyContract extends Contract {
         assertEquals(List.of(), List.copyOf(twice), "jobs delivered to two consumers");
         assertEquals(total, enqueued.size());
         assertEquals(enqueued, delivered, "every enqueued job was delivered");
+        assertEquals(0, q.stats().total());
+    }
+
+    @Test
+    void concurrent_consumers_looping_on_ack_and_claim_never_receive_a_job_twice_and_lose_nothing() throws Exception {
+        int total = 600;
+        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().leaseDuration(Duration.ofHours(1)));
+        List<String> payloads = new ArrayList<>();
+        for (int i = 0; i < total; i++) {
+            payloads.add("j" + i);
+        }
+        Set<Long> enqueued = new HashSet<>(q.enqueueAll(payloads.subList(0, total / 2), Enqueue.defaults()));
+        Set<Long> delivered = ConcurrentHashMap.newKeySet();
+        ConcurrentLinkedQueue<Long> twice = new ConcurrentLinkedQueue<>();
+        ConcurrentLinkedQueue<Long> lost = new ConcurrentLinkedQueue<>();
+        AtomicInteger acked = new AtomicInteger();
+        together(THREADS + 1, t -> {
+            if (t == THREADS) { // a producer racing the consumers
+                for (int i = total / 2; i < total; i += 10) {
+                    enqueued.addAll(q.enqueueAll(payloads.subList(i, i + 10), Enqueue.priority(i % 3)));
+                }
+                return;
+            }
+            long deadline = System.nanoTime() + LIVENESS.toNanos();
+            List<Job> held = List.of();
+            while (System.nanoTime() < deadline && (acked.get() < total || !held.isEmpty())) {
+                Handoff h = q.ackAndClaim(held, 1 + ThreadLocalRandom.current().nextInt(10));
+                h.lost().forEach(j -> lost.add(j.id()));
+                acked.addAndGet(held.size() - h.lost().size());
+                held = h.claimed();
+                for (Job job : held) {
+                    if (!delivered.add(job.id())) {
+                        twice.add(job.id());
+                    }
+                }
+                if (held.isEmpty() && acked.get() < total) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+                }
+            }
+        });
+        assertEquals(List.of(), List.copyOf(twice), "jobs delivered to two consumers");
+        assertEquals(List.of(), List.copyOf(lost), "acks of the holder refused");
+        assertEquals(total, enqueued.size());
+        assertEquals(enqueued, delivered, "every enqueued job was delivered");
+        assertEquals(total, acked.get());
         assertEquals(0, q.stats().total());
     }
 

@@ -1,6 +1,9 @@
 package dev.rowqueue.tck;
 
 import dev.rowqueue.Counters;
+import dev.rowqueue.Enqueue;
+import dev.rowqueue.Handoff;
+import dev.rowqueue.Job;
 import dev.rowqueue.RetryPolicy;
 import dev.rowqueue.RingEntry;
 import dev.rowqueue.RingQueue;
@@ -93,6 +96,35 @@ public abstract class TransactionContract extends Contract {
     @Test
     void work_on_the_callers_connection_rolls_back_with_the_business_write() throws SQLException {
         outbox(false);
+    }
+
+    @Test
+    void ack_and_claim_on_the_callers_connection_commits_or_rolls_back_with_the_business_write() throws SQLException {
+        WorkQueue q = rq().workQueue(newName());
+        q.enqueueAll(List.of("first", "second"), Enqueue.defaults());
+        Job first = q.claim(1).get(0);
+        String table = businessTable();
+        try {
+            for (boolean commit : new boolean[] {false, true}) {
+                try (Connection c = env().rawDataSource().getConnection()) {
+                    c.setAutoCommit(false);
+                    insert(c, table, commit ? 2 : 1);
+                    Handoff h = q.using(c).ackAndClaim(List.of(first), 1);
+                    assertTrue(h.allAcked());
+                    assertEquals(List.of("second"), WorkQueueContract.payloads(h.claimed()));
+                    if (commit) {
+                        c.commit();
+                    } else {
+                        c.rollback();
+                    }
+                }
+                assertEquals(commit ? 1 : 0, rows(table));
+                assertEquals(commit ? 1 : 2, q.stats().total(), commit ? "the ack committed" : "the ack rolled back");
+                assertEquals(commit ? 0 : 1, q.stats().ready(), commit ? "the claim committed" : "so did the claim");
+            }
+        } finally {
+            env().execute("DROP TABLE " + table);
+        }
     }
 
     @Test

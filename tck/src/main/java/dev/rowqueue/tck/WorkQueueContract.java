@@ -1,6 +1,7 @@
 package dev.rowqueue.tck;
 
 import dev.rowqueue.Enqueue;
+import dev.rowqueue.Handoff;
 import dev.rowqueue.Job;
 import dev.rowqueue.QueueStats;
 import dev.rowqueue.WorkQueue;
@@ -132,6 +133,72 @@ public abstract class WorkQueueContract extends Contract {
         assertTrue(q.ack(job));
         assertFalse(q.ack(job));
         assertEquals(new QueueStats(0, 0, 0, 0), q.stats());
+    }
+
+    @Test
+    void ack_and_claim_acks_the_finished_jobs_and_claims_the_next_in_claim_order() {
+        WorkQueue q = queue();
+        q.enqueue("low", Enqueue.priority(1));
+        q.enqueue("high", Enqueue.priority(9));
+        q.enqueue("mid", Enqueue.priority(5));
+        q.enqueue("last", Enqueue.priority(0));
+        List<Job> first = q.claim(1);
+        assertEquals(List.of("high"), payloads(first));
+        Handoff h = q.ackAndClaim(first, 2);
+        assertEquals(List.of("mid", "low"), payloads(h.claimed()), "the next jobs, in claim order");
+        assertTrue(h.allAcked());
+        assertEquals(List.of(), h.lost());
+        assertEquals(3, q.stats().total(), "the acked job is gone");
+        Handoff next = q.ackAndClaim(h.claimed(), 5);
+        assertEquals(List.of("last"), payloads(next.claimed()));
+        assertTrue(next.allAcked());
+        Job fresh = next.claimed().get(0);
+        assertEquals(0, fresh.attempts());
+        assertNotNull(fresh.leaseUntil());
+        assertTrue(fresh.leaseToken() != 0);
+        Handoff end = q.ackAndClaim(next.claimed(), 1);
+        assertEquals(List.of(), end.claimed(), "nothing left to claim");
+        assertTrue(end.allAcked());
+        assertEquals(new QueueStats(0, 0, 0, 0), q.stats());
+    }
+
+    @Test
+    void ack_and_claim_with_nothing_done_is_a_claim() {
+        WorkQueue q = queue();
+        q.enqueueAll(List.of("a", "b", "c"), Enqueue.defaults());
+        Handoff h = q.ackAndClaim(List.of(), 2);
+        assertEquals(List.of("a", "b"), payloads(h.claimed()));
+        assertTrue(h.allAcked());
+        assertEquals(List.of("c"), payloads(q.claim(5)), "the claimed jobs are leased");
+    }
+
+    @Test
+    void ack_and_claim_reports_a_lost_lease_changes_nothing_for_it_and_still_claims() {
+        WorkQueue q = queue(WorkQueueOptions.defaults().leaseDuration(SHORT));
+        q.enqueue("contended");
+        Job stale = q.claim(1).get(0);
+        Job current = claimOne(q);
+        assertTrue(q.extendLease(current, LONG), "the current holder keeps it for the rest of the test");
+        q.enqueue("next");
+        Job mine = q.claim(1).get(0);
+        Handoff h = q.ackAndClaim(List.of(stale, mine), 5);
+        assertEquals(List.of(stale), h.lost(), "the old holder's ack is refused and reported");
+        assertFalse(h.allAcked());
+        assertEquals(List.of(), h.claimed(), "the only other job is leased to its current holder");
+        assertEquals(1, q.stats().total(), "the contended job is still there for its current holder; mine is acked");
+        assertTrue(q.ack(current));
+    }
+
+    @Test
+    void ack_and_claim_never_hands_back_a_job_it_acks_even_after_its_lease_ended() throws Exception {
+        WorkQueue q = queue(WorkQueueOptions.defaults().leaseDuration(SHORT));
+        q.enqueue("slow");
+        Job slow = q.claim(1).get(0);
+        TimeUnit.MILLISECONDS.sleep(SHORT.toMillis() * 2); // the lease ends: the job is claimable again
+        Handoff h = q.ackAndClaim(List.of(slow), 3);
+        assertTrue(h.allAcked(), "nobody else claimed it, so the late ack still takes effect");
+        assertEquals(List.of(), h.claimed(), "the acked job is not claimed again");
+        assertEquals(0, q.stats().total());
     }
 
     @Test
