@@ -25,12 +25,15 @@ import java.util.Set;
  * WITH c AS MATERIALIZED (SELECT id, due_ms FROM <queue> WHERE state = 0 AND due_ms <= <now>
  *                         ORDER BY prio DESC, due_ms, id LIMIT :n FOR UPDATE SKIP LOCKED)
  * UPDATE <queue> q SET attempts = ..., lease_token = :token, due_ms = <now> + :lease
- * FROM c WHERE q.id = c.id RETURNING q.*, c.due_ms
+ * WHERE q.id = ANY(ARRAY(SELECT id FROM c)) RETURNING q.*, (SELECT c.due_ms FROM c WHERE c.id = q.id)
  * }</pre>
  *
  * The candidates are locked as they are found and other consumers skip them, so no claim waits for another and none
  * leases a job twice. The CTE is materialized (explicitly from PostgreSQL 12 on, always before) so its locking query
- * runs exactly once. {@code RETURNING} has no order: the jobs are sorted back into claim order with the due time each
+ * runs exactly once. The update finds the locked jobs through the primary key with {@code = ANY(ARRAY(...))}, not by
+ * joining the CTE: a join is planned without knowing {@code :n}, and once pgjdbc's statement is prepared on the server
+ * PostgreSQL may switch to a generic plan that hashes the whole queue table for the join (measured: 4.1 ms instead of
+ * 0.5 ms for a claim of 10 on a queue of 5,000 jobs). {@code RETURNING} has no order: the jobs are sorted back into claim order with the due time each
  * had before the lease. The claim walks the partial index {@code (prio DESC, due_ms, id) WHERE state = 0}, so dead
  * jobs cost it nothing.
  *
@@ -76,8 +79,8 @@ final class PostgresWorkStore extends StandardWorkStore {
         String lock = "SELECT id, due_ms FROM " + jobs + " WHERE " + live + " AND due_ms <= " + now + "%s"
                 + " ORDER BY prio DESC, due_ms, id LIMIT :n FOR UPDATE SKIP LOCKED";
         String lease = "UPDATE " + jobs + " q SET attempts = q.attempts + CASE WHEN q.lease_token IS NULL THEN 0"
-                + " ELSE 1 END, lease_token = :token, due_ms = " + now + " + :lease FROM c WHERE q.id = c.id RETURNING "
-                + qualified("q") + ", c.due_ms AS claimed_due";
+                + " ELSE 1 END, lease_token = :token, due_ms = " + now + " + :lease WHERE q.id = ANY(ARRAY(SELECT id FROM c))"
+                + " RETURNING " + qualified("q") + ", (SELECT c.due_ms FROM c WHERE c.id = q.id) AS claimed_due";
         claim = Sql.of("WITH c AS " + materialized + "(" + lock.formatted("") + ") " + lease);
         // ack and claim: the acked rows are excluded from the claim, since all parts of one statement see the same
         // snapshot (an acked job whose lease had ended would otherwise look claimable); the acked ids come back as
@@ -88,9 +91,9 @@ final class PostgresWorkStore extends StandardWorkStore {
         ackOneAndClaim = Sql.of("WITH a AS (DELETE FROM " + jobs + " WHERE id = :id AND lease_token = :tok AND " + live
                 + " RETURNING id), c AS " + materialized + "(" + lock.formatted(" AND id <> :id") + "), u AS ("
                 + lease + ")" + handoff);
-        ackManyAndClaim = Sql.of("WITH a AS (DELETE FROM " + jobs + " j USING unnest(CAST(:ids AS BIGINT[]),"
-                + " CAST(:toks AS BIGINT[])) AS d(id, tok) WHERE j.id = d.id AND j.lease_token = d.tok AND j." + live
-                + " RETURNING j.id), c AS " + materialized + "(" + lock.formatted(" AND id <> ALL(CAST(:ids AS"
+        ackManyAndClaim = Sql.of("WITH a AS (DELETE FROM " + jobs + " WHERE id = ANY(CAST(:ids AS BIGINT[]))"
+                + " AND lease_token = (CAST(:toks AS BIGINT[]))[array_position(CAST(:ids AS BIGINT[]), id)] AND " + live
+                + " RETURNING id), c AS " + materialized + "(" + lock.formatted(" AND id <> ALL(CAST(:ids AS"
                 + " BIGINT[]))") + "), u AS (" + lease + ")" + handoff);
         String mine = " WHERE id = :id AND lease_token = :token AND " + live;
         String nackUpdate = "UPDATE " + jobs + " SET state = CASE WHEN attempts + 1 >= :max THEN " + WorkTables.DEAD
