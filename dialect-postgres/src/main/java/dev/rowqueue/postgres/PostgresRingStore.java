@@ -1,5 +1,6 @@
 package dev.rowqueue.postgres;
 
+import dev.rowqueue.RingEntry;
 import dev.rowqueue.spi.Jdbc;
 import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Sql;
@@ -8,7 +9,9 @@ import dev.rowqueue.spi.StandardRingStore;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 
@@ -42,6 +45,7 @@ final class PostgresRingStore extends StandardRingStore {
     private final Sql push;
     private final Sql pushOne;
     private final Sql lastSeq;
+    private final Sql newestByHead;
 
     PostgresRingStore(PostgresDialect dialect, RingTables tables, int capacity) {
         super(dialect, tables, capacity);
@@ -65,6 +69,38 @@ final class PostgresRingStore extends StandardRingStore {
                 + " pushed_ms = EXCLUDED.pushed_ms)"
                 + " SELECT last_seq FROM head");
         lastSeq = Sql.of("SELECT last_seq FROM " + t.heads() + " WHERE grp = :grp");
+        newestByHead = Sql.of("WITH h AS (SELECT last_seq FROM " + t.heads() + " WHERE grp = :grp)"
+                + " SELECT e." + Jdbc.ENTRY_COLUMNS.replace(", ", ", e.") + " FROM " + t.entries() + " e CROSS JOIN h"
+                + " WHERE e.grp = :grp AND e.slot = ANY(ARRAY(SELECT CAST(MOD(s.seq, :cap) AS INTEGER) FROM h CROSS JOIN"
+                + " generate_series(GREATEST(h.last_seq - :limit + 1, 1), h.last_seq) AS s(seq)))"
+                + " AND e.seq > h.last_seq - :limit ORDER BY e.seq DESC");
+    }
+
+    /**
+     * The newest {@code limit} entries, fewer than the capacity, without an index on {@code seq} (this strategy's
+     * tables have none: see {@link PostgresDialect#ringDdl}): the head row's last sequence number names their slots,
+     * {@code seq mod capacity} for the last {@code limit} numbers, which the primary key finds directly; a slot
+     * holding an older number (the group was cleared since) is left out. Reading whole rings, or the oldest entries,
+     * scans the group's rows by the primary key and sorts them.
+     */
+    @Override
+    public SqlOp<List<RingEntry>> read(String group, boolean newestFirst, int limit) {
+        if (!newestFirst || limit <= 0 || limit >= capacity) {
+            return super.read(group, newestFirst, limit);
+        }
+        return SqlOp.read(c -> {
+            try (PreparedStatement ps = newestByHead.prepare(c)) {
+                dialect.bind(newestByHead, ps).set("grp", group).setInt("cap", capacity).set("limit", (long) limit)
+                        .done();
+                List<RingEntry> entries = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        entries.add(Jdbc.entry(rs));
+                    }
+                }
+                return entries;
+            }
+        });
     }
 
     @Override

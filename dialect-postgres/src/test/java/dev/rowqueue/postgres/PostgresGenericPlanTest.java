@@ -2,6 +2,8 @@ package dev.rowqueue.postgres;
 
 import dev.rowqueue.Enqueue;
 import dev.rowqueue.Job;
+import dev.rowqueue.RingEntry;
+import dev.rowqueue.RingQueue;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.tck.CountingDataSource;
@@ -87,6 +89,24 @@ class PostgresGenericPlanTest {
         String plan = genericPlan(sql);
         assertFalse(plan.contains("Seq Scan on small"), plan);
         assertTrue(plan.contains("small_pkey"), plan);
+    }
+
+    @Test
+    void the_newest_entries_of_a_safe_ring_are_found_through_the_primary_key_without_an_index_on_seq()
+            throws SQLException {
+        RingQueue ring = rq.ring("viewers", 10);
+        for (int g = 0; g < 500; g++) {
+            ring.pushAll("article-" + g, Collections.nCopies(12, "v"));
+        }
+        db.execute("ANALYZE viewers");
+        assertEquals(0, db.queryLong("SELECT COUNT(*) FROM pg_indexes WHERE tablename = 'viewers'"
+                + " AND indexname <> 'viewers_pkey'"), "the safe ring's entries have only their primary key");
+        List<RingEntry> newest = new ArrayList<>();
+        String sql = recorded(() -> newest.addAll(ring.newestFirst("article-7", 3)));
+        assertEquals(List.of(12L, 11L, 10L), newest.stream().map(RingEntry::seq).toList());
+        String plan = genericPlan(sql);
+        assertFalse(plan.contains("Seq Scan on viewers"), plan);
+        assertTrue(plan.contains("viewers_pkey"), plan);
     }
 
     @Test

@@ -127,6 +127,26 @@ public abstract class RingContract extends Contract {
     }
 
     @Test
+    void newest_first_with_a_limit_is_exact_after_the_ring_wrapped_and_after_a_clear() {
+        RingQueue ring = rq().ring(newName(), 5);
+        ring.pushAll("g", numbered(1, 9));
+        for (int i = 10; i <= 13; i++) {
+            ring.push("g", "p" + i);
+        }
+        assertEquals(List.of("p13", "p12", "p11"), payloads(ring.newestFirst("g", 3)));
+        assertEquals(List.of("p13", "p12", "p11", "p10"), payloads(ring.newestFirst("g", 4)));
+        assertEquals(List.of("p13", "p12", "p11", "p10", "p9"), payloads(ring.newestFirst("g", 5)));
+        assertEquals(List.of(13L, 12L), ring.newestFirst("g", 2).stream().map(RingEntry::seq).toList());
+        ring.clear("g");
+        assertEquals(List.of(), ring.newestFirst("g", 3));
+        ring.pushAll("g", List.of("x", "y"));
+        assertEquals(List.of("y", "x"), payloads(ring.newestFirst("g", 3)));
+        assertEquals(List.of("y"), payloads(ring.newestFirst("g", 1)));
+        assertEquals("y", ring.latest("g").orElseThrow().payload());
+        assertEquals(15, ring.latest("g").orElseThrow().seq());
+    }
+
+    @Test
     void latest_is_the_newest_entry_or_empty() {
         RingQueue ring = rq().ring(newName(), 3);
         assertTrue(ring.latest("g").isEmpty());
