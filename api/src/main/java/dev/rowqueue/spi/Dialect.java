@@ -330,6 +330,18 @@ public abstract class Dialect {
     }
 
     /**
+     * The condition that a job found by its primary key (ack, nack, release, lease extension, burial) is live. The
+     * default is {@code state = 0}. A dialect whose claim index is partial on {@code state = 0} (PostgreSQL) writes it
+     * so that the planner cannot match the index's predicate: a plan made without statistics or for any parameter
+     * values (a generic plan) otherwise may scan the claim index for the job instead of looking it up by key.
+     *
+     * @return a condition on {@code state}
+     */
+    public String liveJobById() {
+        return "state = " + WorkTables.LIVE;
+    }
+
+    /**
      * The beginning of the {@code DELETE} of one job found by its primary key (ack), before {@code WHERE}. The
      * default is {@code DELETE FROM <jobs>}; see {@link #updateJobById}.
      *

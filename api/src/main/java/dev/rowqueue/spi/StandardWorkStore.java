@@ -84,7 +84,7 @@ public class StandardWorkStore implements WorkStore {
         cursorSelect = Sql.of("SELECT last_id FROM " + t.cursors() + " WHERE cursor_name = :cursor");
         cursorInsert = Sql.of("INSERT INTO " + t.cursors() + " (cursor_name, last_id) VALUES (:cursor, 0)");
         cursorMove = Sql.of("UPDATE " + t.cursors() + " SET last_id = :last WHERE cursor_name = :cursor");
-        String mine = " WHERE id = :id AND lease_token = :token AND " + live;
+        String mine = " WHERE id = :id AND lease_token = :token AND " + dialect.liveJobById();
         String update = dialect.updateJobById(t.jobs());
         ack = Sql.of(dialect.deleteJobById(t.jobs()) + mine);
         // State is assigned before attempts: MySQL evaluates single-table SET clauses left to right.

@@ -190,6 +190,17 @@ public class PostgresDialect extends Dialect {
     }
 
     /**
+     * {@code state + 0 = 0}: the same test, which the planner cannot match with the partial claim index's
+     * {@code WHERE state = 0}. With {@code state = 0}, a new queue's generic plan (no statistics yet; pgjdbc prepares
+     * a statement on the server from its fifth execution) looked for acked jobs by scanning the whole claim index:
+     * 25 ms for 10 acks among 20,000 jobs, where the primary key takes 0.05 ms. {@code PostgresGenericPlanTest}.
+     */
+    @Override
+    public String liveJobById() {
+        return "state + 0 = " + WorkTables.LIVE;
+    }
+
+    /**
      * @param t a work queue's tables
      * @return the name of its dead-letter index
      */

@@ -88,14 +88,16 @@ final class PostgresWorkStore extends StandardWorkStore {
         String nulls = ", NULL".repeat(Jdbc.JOB_COLUMNS.split(",").length);
         String handoff = " SELECT TRUE AS claimed, u.* FROM u UNION ALL SELECT FALSE, a.id" + nulls
                 + " FROM a";
-        ackOneAndClaim = Sql.of("WITH a AS (DELETE FROM " + jobs + " WHERE id = :id AND lease_token = :tok AND " + live
+        ackOneAndClaim = Sql.of("WITH a AS (DELETE FROM " + jobs + " WHERE id = :id AND lease_token = :tok AND "
+                + dialect.liveJobById()
                 + " RETURNING id), c AS " + materialized + "(" + lock.formatted(" AND id <> :id") + "), u AS ("
                 + lease + ")" + handoff);
         ackManyAndClaim = Sql.of("WITH a AS (DELETE FROM " + jobs + " WHERE id = ANY(CAST(:ids AS BIGINT[]))"
-                + " AND lease_token = (CAST(:toks AS BIGINT[]))[array_position(CAST(:ids AS BIGINT[]), id)] AND " + live
+                + " AND lease_token = (CAST(:toks AS BIGINT[]))[array_position(CAST(:ids AS BIGINT[]), id)] AND "
+                + dialect.liveJobById()
                 + " RETURNING id), c AS " + materialized + "(" + lock.formatted(" AND id <> ALL(CAST(:ids AS"
                 + " BIGINT[]))") + "), u AS (" + lease + ")" + handoff);
-        String mine = " WHERE id = :id AND lease_token = :token AND " + live;
+        String mine = " WHERE id = :id AND lease_token = :token AND " + dialect.liveJobById();
         String nackUpdate = "UPDATE " + jobs + " SET state = CASE WHEN attempts + 1 >= :max THEN " + WorkTables.DEAD
                 + " ELSE " + WorkTables.LIVE + " END, attempts = attempts + 1, due_ms = " + now
                 + " + :delay, last_error = :error, lease_token = NULL" + mine + " RETURNING state";
