@@ -103,7 +103,7 @@ final class MySqlWorkStore extends StandardWorkStore {
         StringBuilder acked = new StringBuilder();
         for (int i = 0; i < acks; i++) {
             acked.append(" ").append(mysql.deleteJobById(t.jobs())).append(" WHERE id = :a").append(i)
-                    .append(" AND lease_token = :t").append(i).append(" AND state = ").append(WorkTables.LIVE)
+                    .append(" AND lease_token = :t").append(i).append(" AND ").append(mysql.liveJobById())
                     .append("; SET v_acked = CONCAT(v_acked, ROW_COUNT());");
         }
         return Sql.of("BEGIN NOT ATOMIC DECLARE v_nf INT DEFAULT 0; DECLARE v_got INT DEFAULT 0;"

@@ -85,9 +85,14 @@ final class PostgresWorkStore extends StandardWorkStore {
         // ack and claim: the acked rows are excluded from the claim, since all parts of one statement see the same
         // snapshot (an acked job whose lease had ended would otherwise look claimable); the acked ids come back as
         // rows with claimed = FALSE
-        String nulls = ", NULL".repeat(Jdbc.JOB_COLUMNS.split(",").length);
-        String handoff = " SELECT TRUE AS claimed, u.* FROM u UNION ALL SELECT FALSE, a.id" + nulls
-                + " FROM a";
+        StringBuilder nulls = new StringBuilder(); // the job columns but id, and claimed_due, named as u's
+        for (String column : Jdbc.JOB_COLUMNS.split(",\\s*")) {
+            nulls.append(column.equals("id") ? "" : ", NULL AS " + column);
+        }
+        nulls.append(", NULL AS claimed_due");
+        // the acks' branch comes first: the DELETE runs to its end before the claim locks anything, so a statement
+        // waits for a row lock only while it holds none of its claim's (no lock-order cycle between consumers)
+        String handoff = " SELECT FALSE AS claimed, a.id" + nulls + " FROM a UNION ALL SELECT TRUE, u.* FROM u";
         ackOneAndClaim = Sql.of("WITH a AS (DELETE FROM " + jobs + " WHERE id = :id AND lease_token = :tok AND "
                 + dialect.liveJobById()
                 + " RETURNING id), c AS " + materialized + "(" + lock.formatted(" AND id <> :id") + "), u AS ("
