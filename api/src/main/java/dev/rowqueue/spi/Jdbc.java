@@ -73,13 +73,18 @@ public final class Jdbc {
      * @throws SQLException from the driver
      */
     public static List<Job> jobs(PreparedStatement ps) throws SQLException {
-        List<Job> jobs = new ArrayList<>();
-        try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                jobs.add(job(rs));
-            }
-        }
-        return jobs;
+        return all(ps, Jdbc::job);
+    }
+
+    /**
+     * Runs a query selecting {@link #ENTRY_COLUMNS} and maps every row with {@link #entry(ResultSet)}.
+     *
+     * @param ps a prepared, bound query selecting {@link #ENTRY_COLUMNS}
+     * @return the entries in result order
+     * @throws SQLException from the driver
+     */
+    public static List<RingEntry> entries(PreparedStatement ps) throws SQLException {
+        return all(ps, Jdbc::entry);
     }
 
     /**
@@ -107,10 +112,21 @@ public final class Jdbc {
      * @throws SQLException from the driver
      */
     public static List<Long> longs(PreparedStatement ps) throws SQLException {
-        List<Long> values = new ArrayList<>();
+        return all(ps, rs -> rs.getLong(1));
+    }
+
+    /** Maps the current row of a result set. */
+    @FunctionalInterface
+    private interface Row<T> {
+        T map(ResultSet rs) throws SQLException;
+    }
+
+    /** Runs a query and maps every row, in result order. */
+    private static <T> List<T> all(PreparedStatement ps, Row<T> row) throws SQLException {
+        List<T> values = new ArrayList<>();
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                values.add(rs.getLong(1));
+                values.add(row.map(rs));
             }
         }
         return values;

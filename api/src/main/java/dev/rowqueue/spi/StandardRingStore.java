@@ -269,13 +269,7 @@ public class StandardRingStore implements RingStore {
                     b.setInt("limit", limit);
                 }
                 b.done();
-                List<RingEntry> entries = new ArrayList<>();
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        entries.add(Jdbc.entry(rs));
-                    }
-                }
-                return entries;
+                return Jdbc.entries(ps);
             }
         });
     }

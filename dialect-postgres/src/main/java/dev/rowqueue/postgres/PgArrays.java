@@ -3,6 +3,7 @@ package dev.rowqueue.postgres;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Arrays;
 import java.util.List;
 
 /** Arrays bound as one parameter, so that a batch of any size is one statement with a fixed text. */
@@ -28,6 +29,16 @@ final class PgArrays {
      */
     static Array longs(Connection c, List<Long> values) throws SQLException {
         return c.createArrayOf("bigint", values.toArray());
+    }
+
+    /**
+     * @param c      the connection
+     * @param values numbers
+     * @return a {@code bigint[]}
+     * @throws SQLException from the driver
+     */
+    static Array longs(Connection c, long[] values) throws SQLException {
+        return c.createArrayOf("bigint", Arrays.stream(values).boxed().toArray());
     }
 
     /**

@@ -9,9 +9,7 @@ import dev.rowqueue.spi.StandardRingStore;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 
@@ -92,13 +90,7 @@ final class PostgresRingStore extends StandardRingStore {
             try (PreparedStatement ps = newestByHead.prepare(c)) {
                 dialect.bind(newestByHead, ps).set("grp", group).setInt("cap", capacity).set("limit", (long) limit)
                         .done();
-                List<RingEntry> entries = new ArrayList<>();
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        entries.add(Jdbc.entry(rs));
-                    }
-                }
-                return entries;
+                return Jdbc.entries(ps);
             }
         });
     }

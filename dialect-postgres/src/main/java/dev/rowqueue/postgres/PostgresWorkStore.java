@@ -183,18 +183,16 @@ final class PostgresWorkStore extends StandardWorkStore {
     @Override
     public SqlOp<List<Job>> claim(int max, long leaseMs, long token) {
         return SqlOp.statement(c -> {
-            List<Job> jobs = new ArrayList<>();
-            List<Long> claimedDue = new ArrayList<>();
+            List<Claimed> claimed = new ArrayList<>();
             try (PreparedStatement ps = claim.prepare(c)) {
                 dialect.bind(claim, ps).setInt("n", max).set("token", token).set("lease", leaseMs).done();
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        jobs.add(Jdbc.job(rs));
-                        claimedDue.add(rs.getLong("claimed_due"));
+                        claimed.add(Claimed.of(rs));
                     }
                 }
             }
-            return inClaimOrder(jobs, claimedDue);
+            return inClaimOrder(claimed);
         });
     }
 
@@ -202,59 +200,53 @@ final class PostgresWorkStore extends StandardWorkStore {
     @Override
     public SqlOp<AckedAndClaimed> ackAndClaim(long[] ids, long[] tokens, int max, long leaseMs, long token) {
         if (ids.length == 0) {
-            SqlOp<List<Job>> claimOnly = claim(max, leaseMs, token);
-            return SqlOp.statement(c -> new AckedAndClaimed(Set.of(), claimOnly.run(c)));
+            return super.ackAndClaim(ids, tokens, max, leaseMs, token); // the claim alone
         }
         Sql sql = ids.length == 1 ? ackOneAndClaim : ackManyAndClaim;
         return SqlOp.statement(c -> {
-            List<Job> jobs = new ArrayList<>();
-            List<Long> claimedDue = new ArrayList<>();
+            List<Claimed> claimed = new ArrayList<>();
             Set<Long> acked = new HashSet<>();
             try (PreparedStatement ps = sql.prepare(c)) {
                 Sql.Binder b = dialect.bind(sql, ps).setInt("n", max).set("token", token).set("lease", leaseMs);
                 if (ids.length == 1) {
                     b.set("id", ids[0]).set("tok", tokens[0]);
                 } else {
-                    b.setArray("ids", PgArrays.longs(c, boxed(ids))).setArray("toks", PgArrays.longs(c, boxed(tokens)));
+                    b.setArray("ids", PgArrays.longs(c, ids)).setArray("toks", PgArrays.longs(c, tokens));
                 }
                 b.done();
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         if (rs.getBoolean("claimed")) {
-                            jobs.add(Jdbc.job(rs));
-                            claimedDue.add(rs.getLong("claimed_due"));
+                            claimed.add(Claimed.of(rs));
                         } else {
                             acked.add(rs.getLong("id"));
                         }
                     }
                 }
             }
-            return new AckedAndClaimed(acked, inClaimOrder(jobs, claimedDue));
+            return new AckedAndClaimed(acked, inClaimOrder(claimed));
         });
     }
 
-    private static List<Long> boxed(long[] values) {
-        List<Long> list = new ArrayList<>(values.length);
-        for (long v : values) {
-            list.add(v);
+    /** A job as a claim returned it, with the due time it had before the lease ({@code claimed_due}). */
+    private record Claimed(Job job, long dueBefore) {
+        static Claimed of(ResultSet rs) throws SQLException {
+            return new Claimed(Jdbc.job(rs), rs.getLong("claimed_due"));
         }
-        return list;
     }
 
-    /** Sorts jobs by priority descending, due time before the lease, id: the order the claim chose them in. */
-    private static List<Job> inClaimOrder(List<Job> jobs, List<Long> claimedDue) {
-        List<Integer> order = new ArrayList<>();
-        for (int i = 0; i < jobs.size(); i++) {
-            order.add(i);
+    /** Priority descending, due time before the lease, id: the order the claim chose the jobs in. */
+    private static final Comparator<Claimed> CLAIM_ORDER = Comparator.<Claimed>comparingInt(c -> c.job().priority())
+            .reversed().thenComparingLong(Claimed::dueBefore).thenComparingLong(c -> c.job().id());
+
+    /** {@code RETURNING} has no order: sorts the claimed jobs back into claim order. */
+    private static List<Job> inClaimOrder(List<Claimed> claimed) {
+        claimed.sort(CLAIM_ORDER);
+        List<Job> jobs = new ArrayList<>(claimed.size());
+        for (Claimed c : claimed) {
+            jobs.add(c.job());
         }
-        order.sort(Comparator.<Integer>comparingInt(i -> jobs.get(i).priority()).reversed()
-                .thenComparingLong(claimedDue::get)
-                .thenComparingLong(i -> jobs.get(i).id()));
-        List<Job> sorted = new ArrayList<>(jobs.size());
-        for (int i : order) {
-            sorted.add(jobs.get(i));
-        }
-        return sorted;
+        return jobs;
     }
 
     /** Leases rotation candidates (locked by the caller's {@code FOR UPDATE SKIP LOCKED}) in one statement. */
