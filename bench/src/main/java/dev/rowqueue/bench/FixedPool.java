@@ -1,25 +1,23 @@
 package dev.rowqueue.bench;
 
-import javax.sql.DataSource;
-import java.io.PrintWriter;
+import dev.rowqueue.tck.SimpleDataSource;
+
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Logger;
 
 /**
  * A few connections opened up front and handed out in turn, with no validation query, no reset and no
  * housekeeping: what the round-trip count sees is what the operation sends, nothing a pool adds. Only for counting.
  */
-final class FixedPool implements DataSource, AutoCloseable {
+final class FixedPool extends SimpleDataSource implements AutoCloseable {
 
     private final List<Connection> all = new ArrayList<>();
     private final BlockingQueue<Connection> idle;
@@ -75,11 +73,6 @@ final class FixedPool implements DataSource, AutoCloseable {
     }
 
     @Override
-    public Connection getConnection(String username, String password) throws SQLException {
-        return getConnection();
-    }
-
-    @Override
     public void close() {
         for (Connection c : all) {
             try {
@@ -88,38 +81,5 @@ final class FixedPool implements DataSource, AutoCloseable {
                 // closing
             }
         }
-    }
-
-    @Override
-    public PrintWriter getLogWriter() {
-        return null;
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) {
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) {
-    }
-
-    @Override
-    public int getLoginTimeout() {
-        return 0;
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        throw new SQLFeatureNotSupportedException();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        throw new SQLException("not a wrapper");
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) {
-        return false;
     }
 }

@@ -1,16 +1,13 @@
 package dev.rowqueue.mysql;
 
-import javax.sql.DataSource;
-import java.io.PrintWriter;
+import dev.rowqueue.tck.SimpleDataSource;
+
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
-import java.util.logging.Logger;
 
 /** A data source handing out one connection (with its session settings) over and over; closing it does nothing. */
-final class SingleConnection implements DataSource {
+final class SingleConnection extends SimpleDataSource {
     private final Connection connection;
 
     SingleConnection(Connection connection) {
@@ -30,43 +27,5 @@ final class SingleConnection implements DataSource {
                         throw e.getCause();
                     }
                 });
-    }
-
-    @Override
-    public Connection getConnection(String username, String password) {
-        return getConnection();
-    }
-
-    @Override
-    public PrintWriter getLogWriter() {
-        return null;
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) {
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) {
-    }
-
-    @Override
-    public int getLoginTimeout() {
-        return 0;
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        throw new SQLFeatureNotSupportedException();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        throw new SQLException("not a wrapper");
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) {
-        return false;
     }
 }

@@ -5,11 +5,9 @@ import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.logging.Logger;
 
 /** Ready-made targets. */
 public final class TckTargets {
@@ -98,7 +96,7 @@ public final class TckTargets {
     }
 
     /** A minimal data source over {@link DriverManager}. */
-    public static final class DriverManagerDataSource implements DataSource {
+    public static final class DriverManagerDataSource extends SimpleDataSource {
         private final String url;
         private final String user;
         private final String password;
@@ -142,24 +140,6 @@ public final class TckTargets {
         @Override
         public int getLoginTimeout() {
             return DriverManager.getLoginTimeout();
-        }
-
-        @Override
-        public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-            throw new SQLFeatureNotSupportedException();
-        }
-
-        @Override
-        public <T> T unwrap(Class<T> iface) throws SQLException {
-            if (iface.isInstance(this)) {
-                return iface.cast(this);
-            }
-            throw new SQLException("not a wrapper for " + iface);
-        }
-
-        @Override
-        public boolean isWrapperFor(Class<?> iface) {
-            return iface.isInstance(this);
         }
 
         @Override
