@@ -259,8 +259,31 @@ public class StandardRingStore implements RingStore {
         }
     }
 
+    /**
+     * For rings without an index on {@code (grp, seq)}: a query of the newest {@code :limit} entries of group
+     * {@code :grp} (columns {@link Jdbc#ENTRY_COLUMNS}, newest first), {@code :limit} being below the capacity
+     * {@code :cap}, that finds their slots through the head row's last sequence number ({@code seq mod capacity} of
+     * the last {@code :limit} numbers) and leaves out slots holding older numbers (the group was cleared since).
+     * {@link #read} uses it for newest-first reads with such a limit.
+     *
+     * @return the query, or {@code null} (the default) to read through the {@code (grp, seq)} index
+     */
+    protected Sql newestByHead() {
+        return null;
+    }
+
     @Override
     public SqlOp<List<RingEntry>> read(String group, boolean newestFirst, int limit) {
+        Sql byHead = newestFirst && limit > 0 && limit < capacity ? newestByHead() : null;
+        if (byHead != null) {
+            return SqlOp.read(c -> {
+                try (PreparedStatement ps = byHead.prepare(c)) {
+                    dialect.bind(byHead, ps).set("grp", group).setInt("cap", capacity).set("limit", (long) limit)
+                            .done();
+                    return Jdbc.entries(ps);
+                }
+            });
+        }
         Sql sql = limit > 0 ? (newestFirst ? newestLimited : oldestLimited) : (newestFirst ? newest : oldest);
         return SqlOp.read(c -> {
             try (PreparedStatement ps = sql.prepare(c)) {

@@ -14,6 +14,7 @@ import dev.rowqueue.spi.WorkStore;
 import dev.rowqueue.spi.WorkTables;
 
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -43,7 +44,8 @@ import java.util.stream.Collectors;
  *       {@code INSERT ... VALUES (:grp, LAST_INSERT_ID(:n)) ON DUPLICATE KEY UPDATE last_seq =
  *       LAST_INSERT_ID(last_seq + :n)}, whose new value arrives as the driver's generated key, then all slots are
  *       written with one multi-row {@code INSERT ... ON DUPLICATE KEY UPDATE}: two statements per push, whatever
- *       its size, in one transaction. The single-writer strategy is seed 003's {@code INSERT ... SELECT
+ *       its size, in one transaction. On MariaDB 10.5+ a push of at most the capacity is one
+ *       {@code INSERT ... RETURNING seq} whose {@code BEFORE INSERT} trigger bumps the head row. The single-writer strategy is seed 003's {@code INSERT ... SELECT
  *       MAX(seq) + 1 ... ON DUPLICATE KEY UPDATE} or seed 000's {@code REPLACE ... SELECT} (option
  *       {@value #OPTION_SINGLE_WRITER}).</li>
  *   <li><b>Claim</b>: {@code SELECT ... FOR UPDATE SKIP LOCKED} then {@code UPDATE} by id where the server has
@@ -252,6 +254,14 @@ public class MySqlDialect extends Dialect {
     }
 
     /**
+     * @return whether safe rings push with one {@code INSERT ... RETURNING} whose {@code BEFORE INSERT} trigger bumps
+     *         the head row ({@link MySqlRingStore}): on MariaDB 10.5+
+     */
+    boolean triggerPush() {
+        return hasInsertReturning(version);
+    }
+
+    /**
      * @param v a server
      * @return whether {@code CREATE INDEX IF NOT EXISTS} is available (MariaDB; MySQL has none)
      */
@@ -370,14 +380,27 @@ public class MySqlDialect extends Dialect {
     }
 
     /** Indexes are declared inside CREATE TABLE IF NOT EXISTS, so creating the schema twice is harmless everywhere. */
+    /**
+     * On MariaDB 10.5+ a safe ring also gets its push trigger ({@link MySqlRingStore#triggerDdl}), and its entries
+     * table the check {@code seq >= 0}, which fails a trigger push whose trigger is gone instead of writing the
+     * placeholder number, and no {@code (grp, seq)} index: after the first lap every push changes a slot's
+     * {@code seq}, and keeping that unique index up to date cost about a quarter of the push rate (16 producers,
+     * capacity 10). Newest-first reads find their slots through the head row instead ({@link MySqlRingStore#newestByHead}).
+     */
     @Override
     public List<String> ringDdl(RingTables t, RingOptions options) {
-        return List.of(
+        boolean trigger = options.strategy() == RingStrategy.SAFE && triggerPush();
+        List<String> ddl = new ArrayList<>(List.of(
                 createTable(t.entries(), "grp " + keyType() + " NOT NULL, slot " + intType() + " NOT NULL, seq "
                         + bigintType() + " NOT NULL, payload " + payloadType() + " NOT NULL, pushed_ms " + bigintType()
-                        + " NOT NULL, PRIMARY KEY (grp, slot), UNIQUE KEY " + t.seqIndex() + " (grp, seq)"),
+                        + " NOT NULL, PRIMARY KEY (grp, slot)"
+                        + (trigger ? ", CHECK (seq >= 0)" : ", UNIQUE KEY " + t.seqIndex() + " (grp, seq)")),
                 createTable(t.heads(), "grp " + keyType() + " NOT NULL, last_seq " + bigintType()
-                        + " NOT NULL, PRIMARY KEY (grp)"));
+                        + " NOT NULL, PRIMARY KEY (grp)")));
+        if (trigger) {
+            ddl.add(MySqlRingStore.triggerDdl(t, options.capacity()));
+        }
+        return List.copyOf(ddl);
     }
 
     /**
@@ -488,6 +511,7 @@ public class MySqlDialect extends Dialect {
                 return SqlErrorKind.DUPLICATE_KEY;
             case 1050: // ER_TABLE_EXISTS_ERROR
             case 1061: // ER_DUP_KEYNAME: CREATE INDEX of an existing index (MySQL has no IF NOT EXISTS there)
+            case 1359: // ER_TRG_ALREADY_EXISTS
                 return SqlErrorKind.ALREADY_EXISTS;
             case 1146: // ER_NO_SUCH_TABLE
             case 1051: // ER_BAD_TABLE_ERROR: DROP TABLE of a missing table

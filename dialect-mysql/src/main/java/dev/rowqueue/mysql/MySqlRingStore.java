@@ -6,6 +6,8 @@ import dev.rowqueue.spi.Sql;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.SqlOp;
 import dev.rowqueue.spi.StandardRingStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -35,8 +37,26 @@ import java.util.List;
  * transaction. Elsewhere one round trip would need a multi-statement text, which needs the driver's
  * {@code allowMultiQueries} for the whole pool (a wider SQL-injection surface for the application's own queries);
  * two plain statements need nothing from the user.
+ *
+ * <p>On MariaDB 10.5+ the ring's DDL adds a {@code BEFORE INSERT} trigger ({@link #triggerDdl}) that does the head
+ * bump for every inserted row whose {@code seq} is the placeholder {@value #PLACEHOLDER}, then sets the row's
+ * {@code seq} and {@code slot}. A push of at most the capacity is then a single statement, {@code INSERT ... VALUES
+ * (:grp, 0, -1, :payload, now) ... ON DUPLICATE KEY UPDATE ... RETURNING seq}: no compound block to parse, no
+ * transaction statements, and the head bump happens under the statement's own atomicity (an error undoes both rows).
+ * Rows inserted with a real number (the transaction path above, a migration copying a ring) pass the trigger
+ * untouched. Rings created before the trigger existed get it the next time they are opened with schema creation on;
+ * where it cannot be created (no {@code TRIGGER} privilege, or binary logging without {@code SUPER} or
+ * {@code log_bin_trust_function_creators}), pushes stay on the compound statement, with a warning in the log. The
+ * table's check {@code seq >= 0} makes a trigger push fail, writing nothing, if the trigger is dropped later; the
+ * push then takes the compound statement.
  */
 final class MySqlRingStore extends StandardRingStore {
+    private static final Logger log = LoggerFactory.getLogger(MySqlRingStore.class);
+
+    /** The {@code seq} of a row whose number the push trigger assigns. */
+    static final long PLACEHOLDER = -1;
+    /** MariaDB's ER_CONSTRAINT_FAILED: the check {@code seq >= 0} failed, so the push trigger is gone. */
+    private static final int CONSTRAINT_FAILED = 4025;
 
     /** Rows per slot-write statement, so that a large batch stays far below {@code max_allowed_packet}. */
     private static final int MAX_ROWS = 100;
@@ -46,6 +66,12 @@ final class MySqlRingStore extends StandardRingStore {
     private final MySqlDialect mysql;
     private final Sql bump;
     private final Sql lastSeq;
+    private final Sql triggerExists;
+    private final Sql newestByHead;
+    /** The trigger push of one payload, the common case, built once. */
+    private final Sql triggerInsertOne;
+    /** Whether the push trigger exists; {@code null} until the first push looks. */
+    private volatile Boolean trigger;
 
     MySqlRingStore(MySqlDialect dialect, RingTables tables, int capacity) {
         super(dialect, tables, capacity);
@@ -53,6 +79,53 @@ final class MySqlRingStore extends StandardRingStore {
         bump = Sql.of("INSERT INTO " + t.heads() + " (grp, last_seq) VALUES (:grp, LAST_INSERT_ID(:n))"
                 + " ON DUPLICATE KEY UPDATE last_seq = LAST_INSERT_ID(last_seq + :n)");
         lastSeq = Sql.of("SELECT last_seq FROM " + t.heads() + " WHERE grp = :grp");
+        triggerExists = Sql.of("SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE()"
+                + " AND EVENT_OBJECT_TABLE = :entries AND TRIGGER_NAME = :name");
+        String lo = "MOD(GREATEST(h.last_seq - :limit + 1, 1), :cap)";
+        String hi = "MOD(h.last_seq, :cap)";
+        newestByHead = Sql.of("SELECT e." + Jdbc.ENTRY_COLUMNS.replace(", ", ", e.") + " FROM " + t.heads() + " h JOIN "
+                + t.entries() + " e ON e.grp = h.grp WHERE h.grp = :grp AND e.seq > h.last_seq - :limit"
+                + " AND ((" + lo + " <= " + hi + " AND e.slot BETWEEN " + lo + " AND " + hi + ") OR (" + lo + " > " + hi
+                + " AND (e.slot >= " + lo + " OR e.slot <= " + hi + "))) ORDER BY e.seq DESC");
+        triggerInsertOne = triggerInsert(1);
+    }
+
+    /**
+     * On MariaDB 10.5+, where safe rings have no {@code (grp, seq)} index (see {@link MySqlDialect#ringDdl}): the
+     * head row, joined as a constant table (a primary key lookup the optimizer does first), names the slots of the
+     * last {@code :limit} numbers, one range of the primary key or two where they wrap around. Whole rings and the
+     * oldest entries are read by the primary key and sorted.
+     */
+    @Override
+    protected Sql newestByHead() {
+        return mysql.triggerPush() ? newestByHead : null;
+    }
+
+    /**
+     * The push trigger: for a row inserted with {@code seq} {@value #PLACEHOLDER}, bumps the group's head row by one
+     * (creating it with 1; {@code LAST_INSERT_ID(expr)} hands the new number to the next line, and an overflow past
+     * {@link Long#MAX_VALUE} fails the statement with error 1690), then gives the row that number and its slot.
+     *
+     * @param t        the ring's tables
+     * @param capacity its capacity
+     * @return {@code CREATE TRIGGER IF NOT EXISTS <ring>_push ...}: one statement whose body holds semicolons (a
+     *         script for the {@code mysql} client needs a {@code DELIMITER} around it)
+     */
+    static String triggerDdl(RingTables t, int capacity) {
+        return "CREATE TRIGGER IF NOT EXISTS " + triggerName(t) + " BEFORE INSERT ON " + t.entries()
+                + " FOR EACH ROW IF NEW.seq = " + PLACEHOLDER + " THEN"
+                + " INSERT INTO " + t.heads() + " (grp, last_seq) VALUES (NEW.grp, LAST_INSERT_ID(1))"
+                + " ON DUPLICATE KEY UPDATE last_seq = LAST_INSERT_ID(last_seq + 1);"
+                + " SET NEW.seq = LAST_INSERT_ID(), NEW.slot = MOD(LAST_INSERT_ID(), " + capacity + ");"
+                + " END IF";
+    }
+
+    /**
+     * @param t a ring's tables
+     * @return the name of its push trigger
+     */
+    static String triggerName(RingTables t) {
+        return t.entries() + "_push";
     }
 
     @Override
@@ -61,7 +134,75 @@ final class MySqlRingStore extends StandardRingStore {
         if (!mysql.compoundStatements() || chunks(payloads).size() > 1) {
             return transaction;
         }
-        return Compound.orTransaction(c -> compoundPush(c, group, payloads), transaction);
+        SqlOp<long[]> compound = Compound.orTransaction(c -> compoundPush(c, group, payloads), transaction);
+        if (!mysql.triggerPush() || firstWritten(payloads.size()) > 0) {
+            return compound;
+        }
+        return SqlOp.statement(c -> hasTrigger(c) ? triggerPush(c, group, payloads, compound) : compound.run(c));
+    }
+
+    /** Looks the push trigger up once (a ring's tables are not expected to lose it; see {@link #triggerPush}). */
+    private boolean hasTrigger(Connection c) throws SQLException {
+        Boolean known = trigger;
+        if (known == null) {
+            try (PreparedStatement ps = triggerExists.prepare(c)) {
+                dialect.bind(triggerExists, ps).set("entries", t.entries()).set("name", triggerName(t)).done();
+                known = Jdbc.firstLong(ps).orElse(0) > 0;
+            }
+            if (!known) {
+                log.warn("ring {} has no push trigger {}: pushes use a compound statement, which costs the server"
+                        + " more (creating the trigger, with the ring's schema, needs the TRIGGER privilege, and"
+                        + " with binary logging SUPER or log_bin_trust_function_creators)", t.queue(), triggerName(t));
+            }
+            trigger = known;
+        }
+        return known;
+    }
+
+    /**
+     * One statement: every payload inserted with the placeholder number, the trigger numbering them in order under
+     * the head row's lock; {@code RETURNING} gives the numbers back.
+     */
+    private long[] triggerPush(Connection c, String group, List<String> payloads, SqlOp<long[]> compound)
+            throws SQLException {
+        int n = payloads.size();
+        Sql sql = n == 1 ? triggerInsertOne : triggerInsert(n);
+        List<Long> returned = new ArrayList<>(n);
+        try (PreparedStatement ps = sql.prepare(c)) {
+            Sql.Binder b = dialect.bind(sql, ps).set("grp", group);
+            for (int r = 0; r < n; r++) {
+                b.setInt("slot" + r, 0).set("seq" + r, PLACEHOLDER).set("payload" + r, payloads.get(r));
+            }
+            b.done();
+            // execute(), not executeQuery(), which MySQL Connector/J refuses for a statement not starting with SELECT
+            Compound.execute(ps, rs -> returned.add(rs.getLong(1)));
+        } catch (SQLException e) {
+            if (dialect.classify(e) == SqlErrorKind.NUMERIC_OVERFLOW) {
+                throw exhausted(c, group, n);
+            }
+            if (e.getErrorCode() != CONSTRAINT_FAILED) {
+                throw e;
+            }
+            log.warn("ring {}: its push trigger {} is gone (the statement failed its check and wrote nothing);"
+                    + " pushes use a compound statement from now on", t.queue(), triggerName(t));
+            trigger = false;
+            return compound.run(c);
+        }
+        long[] seqs = returned.stream().mapToLong(Long::longValue).sorted().toArray();
+        if (seqs.length != n || seqs[0] < 1 || seqs[n - 1] - seqs[0] != n - 1) {
+            throw new IllegalStateException("ring " + t.queue() + ": a push of " + n + " payloads into group '"
+                    + group + "' got the sequence numbers " + returned + " back; is its trigger "
+                    + triggerName(t) + " rowqueue's?");
+        }
+        return seqs;
+    }
+
+    /**
+     * @param rows the number of rows
+     * @return the slot upsert of {@link #upsert}, returning each row's number
+     */
+    Sql triggerInsert(int rows) {
+        return Sql.of(upsert(rows).text() + " RETURNING seq");
     }
 
     /** The head bump and the slot write in one compound statement, in a READ COMMITTED transaction of its own. */

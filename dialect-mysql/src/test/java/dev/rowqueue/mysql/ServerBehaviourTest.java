@@ -1,5 +1,6 @@
 package dev.rowqueue.mysql;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.rowqueue.CounterOverflowException;
 import dev.rowqueue.Counters;
 import dev.rowqueue.Enqueue;
@@ -9,6 +10,7 @@ import dev.rowqueue.RingQueue;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.SequenceExhaustedException;
 import dev.rowqueue.WorkQueue;
+import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.tck.CountingDataSource;
 import org.junit.jupiter.api.Test;
@@ -21,11 +23,14 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TimeZone;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import java.util.stream.LongStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -80,7 +85,7 @@ class ServerBehaviourTest extends EmbeddedServerTest {
 
     @ParameterizedTest
     @EnumSource(EmbeddedMariaDb.Driver.class)
-    void a_safe_push_is_one_compound_statement_on_mariadb_and_two_statements_in_a_callers_transaction(
+    void a_safe_push_is_one_insert_through_the_trigger_and_a_compound_statement_when_it_overflows_the_ring(
             EmbeddedMariaDb.Driver driver) throws SQLException {
         CountingDataSource counting = new CountingDataSource(pools.get(driver));
         try (RowQueues rq = RowQueues.builder(counting).build()) {
@@ -91,26 +96,107 @@ class ServerBehaviourTest extends EmbeddedServerTest {
             long session = counting.sessionCalls();
             assertEquals(2, ring.push("g", "one"));
             List<String> one = counting.recorded();
-            counting.record();
-            assertEquals(List.of(3L, 4L, 5L, 6L, 7L), ring.pushAll("g", List.of("a", "b", "c", "d", "e")));
-            List<String> five = counting.recorded();
             assertEquals(1, one.size(), one.toString());
+            assertTrue(one.get(0).startsWith("INSERT INTO") && one.get(0).endsWith("RETURNING seq"), one.get(0));
+            counting.record();
+            assertEquals(List.of(3L, 4L, 5L), ring.pushAll("g", List.of("a", "b", "c")));
+            assertEquals(1, counting.recorded().size(), "a push of up to the capacity is one statement");
+            counting.record();
+            assertEquals(List.of(6L, 7L, 8L, 9L, 10L), ring.pushAll("g", List.of("v", "w", "x", "y", "z")));
+            List<String> five = counting.recorded();
             assertEquals(1, five.size(), five.toString());
-            assertTrue(one.get(0).startsWith("BEGIN NOT ATOMIC") && one.get(0).contains("LAST_INSERT_ID(last_seq + ?)")
-                    && one.get(0).contains("START TRANSACTION") && one.get(0).contains("COMMIT"), one.get(0));
-            assertEquals(commits, counting.commits(), "the compound statement commits inside: no JDBC commit");
+            assertTrue(five.get(0).startsWith("BEGIN NOT ATOMIC") && five.get(0).contains("LAST_INSERT_ID(last_seq + ?)")
+                    && five.get(0).contains("START TRANSACTION") && five.get(0).contains("COMMIT"), five.get(0));
+            assertEquals(commits, counting.commits(), "no JDBC commit: auto-commit, or the compound commits inside");
             assertEquals(session, counting.sessionCalls(), "no auto-commit or isolation switch");
-            assertEquals(List.of("c", "d", "e"), ring.oldestFirst("g").stream().map(RingEntry::payload).toList());
+            assertEquals(List.of("x", "y", "z"), ring.oldestFirst("g").stream().map(RingEntry::payload).toList());
             try (Connection c = counting.getConnection()) {
                 c.setAutoCommit(false);
                 counting.record();
-                assertEquals(8, ring.using(c).push("g", "in my transaction"));
+                assertEquals(11, ring.using(c).push("g", "in my transaction"));
                 List<String> mine = counting.recorded();
+                counting.record();
+                assertEquals(List.of(12L, 13L, 14L, 15L), ring.using(c).pushAll("g", List.of("p", "q", "r", "s")));
+                List<String> overflowing = counting.recorded();
                 c.rollback();
-                assertEquals(2, mine.size(), "a START TRANSACTION would commit the caller's work: plain statements " + mine);
+                assertEquals(1, mine.size(), "the trigger's INSERT needs no transaction statements " + mine);
+                assertEquals(2, overflowing.size(), "a START TRANSACTION would commit the caller's work: plain"
+                        + " statements " + overflowing);
             }
-            assertEquals(List.of("c", "d", "e"), ring.oldestFirst("g").stream().map(RingEntry::payload).toList(),
+            assertEquals(List.of("x", "y", "z"), ring.oldestFirst("g").stream().map(RingEntry::payload).toList(),
                     "rolled back with the caller's transaction");
+            assertEquals(List.of(10L, 9L), ring.newestFirst("g", 2).stream().map(RingEntry::seq).toList());
+        }
+    }
+
+    @Test
+    void the_push_trigger_numbers_only_placeholder_rows_and_a_ring_without_it_pushes_with_the_compound_statement()
+            throws SQLException {
+        String queue = name("trg", "x");
+        RingTables t = RingTables.of(queue);
+        HikariDataSource pool = pools.get(EmbeddedMariaDb.Driver.MARIADB);
+        try (RowQueues rq = RowQueues.builder(pool).build(); Connection c = pool.getConnection();
+             Statement s = c.createStatement()) {
+            RingQueue ring = rq.ring(queue, 4);
+            assertEquals(List.of(1L, 2L), ring.pushAll("g", List.of("a", "b")));
+            // a row with its own number (a migration copying a ring, an older rowqueue) passes the trigger untouched
+            s.executeUpdate("INSERT INTO " + t.entries() + " (grp, slot, seq, payload, pushed_ms)"
+                    + " VALUES ('h', 3, 7, 'copied', 0)");
+            assertEquals(List.of(7L), ring.newestFirst("h").stream().map(RingEntry::seq).toList());
+            assertEquals(0, count(s, "SELECT COUNT(*) FROM " + t.heads() + " WHERE grp = 'h'"), "no head bumped");
+            // the check refuses the placeholder where no trigger numbers it
+            s.execute("DROP TRIGGER " + MySqlRingStore.triggerName(t));
+            SQLException refused = assertThrows(SQLException.class, () -> s.executeUpdate("INSERT INTO " + t.entries()
+                    + " (grp, slot, seq, payload, pushed_ms) VALUES ('g', 0, -1, 'lost?', 0)"));
+            assertEquals(4025, refused.getErrorCode(), refused.toString());
+            // this store found the trigger at its first push: its next push fails the check, writes nothing, and
+            // goes the compound way from then on
+            assertEquals(3, ring.push("g", "c"));
+            assertEquals(List.of(4L, 5L), ring.pushAll("g", List.of("d", "e")));
+            assertEquals(List.of("b", "c", "d", "e"), ring.oldestFirst("g").stream().map(RingEntry::payload).toList());
+        }
+        try (RowQueues rq = RowQueues.builder(pool).createSchema(false).build()) {
+            RingQueue ring = rq.ring(queue, 4);
+            assertEquals(6, ring.push("g", "f"), "a ring without its trigger (schema creation off) still pushes");
+            assertEquals(List.of("f", "e"), ring.newestFirst("g", 2).stream().map(RingEntry::payload).toList());
+        }
+        try (RowQueues rq = RowQueues.builder(pool).build(); Connection c = pool.getConnection();
+             Statement s = c.createStatement()) {
+            rq.ring(queue, 4);
+            assertEquals(1, count(s, "SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE()"
+                    + " AND TRIGGER_NAME = '" + MySqlRingStore.triggerName(t) + "'"), "opening it again restores it");
+        }
+    }
+
+    @Test
+    void a_newest_first_read_with_a_limit_reads_its_slots_not_the_whole_group() throws SQLException {
+        HikariDataSource pool = pools.get(EmbeddedMariaDb.Driver.MARIADB);
+        try (RowQueues rq = RowQueues.builder(pool).build(); Connection c = pool.getConnection();
+             Statement s = c.createStatement()) {
+            RingQueue ring = rq.ring(name("wide", "x"), 1000);
+            List<String> payloads = IntStream.range(0, 1500).mapToObj(i -> "p" + i).toList();
+            for (int i = 0; i < payloads.size(); i += 100) {
+                ring.pushAll("g", payloads.subList(i, i + 100));
+            }
+            ring.pushAll("other", List.of("x", "y"));
+            for (int limit : List.of(1, 5, 600, 999)) {
+                s.execute("FLUSH STATUS");
+                List<RingEntry> read = ring.using(c).newestFirst("g", limit);
+                long rows = count(s, "SELECT SUM(VARIABLE_VALUE) FROM information_schema.SESSION_STATUS"
+                        + " WHERE VARIABLE_NAME IN ('HANDLER_READ_KEY', 'HANDLER_READ_NEXT', 'HANDLER_READ_PREV',"
+                        + " 'HANDLER_READ_FIRST', 'HANDLER_READ_LAST', 'HANDLER_READ_RND_NEXT')");
+                assertEquals(LongStream.rangeClosed(1501 - limit, 1500).boxed()
+                                .sorted(Comparator.reverseOrder()).toList(),
+                        read.stream().map(RingEntry::seq).toList(), "limit " + limit);
+                assertTrue(rows <= limit + 4, "limit " + limit + ": " + rows + " index reads for a group of 1,000");
+            }
+        }
+    }
+
+    private static long count(Statement s, String sql) throws SQLException {
+        try (ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
         }
     }
 

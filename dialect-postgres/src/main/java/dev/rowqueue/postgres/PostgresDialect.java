@@ -161,7 +161,7 @@ public class PostgresDialect extends Dialect {
      * updates the row in place on its page (a HOT update) and touches no index. Measured with pgbench on the local
      * PostgreSQL 15, 8 clients, 1,000 groups of capacity 10: 12,000 to 12,400 pushes a second with the index, 16,200
      * without (0.41x and 0.54x of a bare {@code INSERT} of the same run). Its reads find the newest entries through
-     * the head row instead ({@link PostgresRingStore#read}). The single-writer and trigger strategies keep the index,
+     * the head row instead ({@link PostgresRingStore#newestByHead}). The single-writer and trigger strategies keep the index,
      * which their {@code MAX(seq)} needs.
      */
     @Override

@@ -1,6 +1,5 @@
 package dev.rowqueue.postgres;
 
-import dev.rowqueue.RingEntry;
 import dev.rowqueue.spi.Jdbc;
 import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Sql;
@@ -75,24 +74,14 @@ final class PostgresRingStore extends StandardRingStore {
     }
 
     /**
-     * The newest {@code limit} entries, fewer than the capacity, without an index on {@code seq} (this strategy's
-     * tables have none: see {@link PostgresDialect#ringDdl}): the head row's last sequence number names their slots,
-     * {@code seq mod capacity} for the last {@code limit} numbers, which the primary key finds directly; a slot
-     * holding an older number (the group was cleared since) is left out. Reading whole rings, or the oldest entries,
-     * scans the group's rows by the primary key and sorts them.
+     * The newest entries without an index on {@code seq} (this strategy's tables have none: see
+     * {@link PostgresDialect#ringDdl}): the slots of the last {@code :limit} numbers, from {@code generate_series},
+     * which the primary key finds directly. Reading whole rings, or the oldest entries, scans the group's rows by the
+     * primary key and sorts them.
      */
     @Override
-    public SqlOp<List<RingEntry>> read(String group, boolean newestFirst, int limit) {
-        if (!newestFirst || limit <= 0 || limit >= capacity) {
-            return super.read(group, newestFirst, limit);
-        }
-        return SqlOp.read(c -> {
-            try (PreparedStatement ps = newestByHead.prepare(c)) {
-                dialect.bind(newestByHead, ps).set("grp", group).setInt("cap", capacity).set("limit", (long) limit)
-                        .done();
-                return Jdbc.entries(ps);
-            }
-        });
+    protected Sql newestByHead() {
+        return newestByHead;
     }
 
     @Override
