@@ -34,18 +34,21 @@ import java.util.Objects;
 public final class DefaultRowQueues implements RowQueues {
     private static final Logger log = LoggerFactory.getLogger(DefaultRowQueues.class);
 
-    /** What the builder collected. */
+    /** What the builder collected; {@code claimConcurrency} 0 means the dialect's. */
     public record Settings(DataSource dataSource, List<DialectProvider> dialects, String dialectName,
                            Map<String, String> dialectOptions, boolean createSchema, RetryPolicy retry,
-                           int maxPayloadLength, Duration pollInterval) {
+                           int maxPayloadLength, Duration pollInterval, int claimConcurrency) {
     }
 
-    /** What every handle of one instance shares; {@code wakeups} is {@code null} where blocking claims poll. */
+    /**
+     * What every handle of one instance shares; {@code wakeups} is {@code null} where blocking claims poll. Claims on
+     * a caller's connection pass no gate.
+     */
     record Context(Dialect dialect, Executor executor, int maxPayloadLength, Duration pollInterval,
-                   WakeupSource wakeups) {
+                   WakeupSource wakeups, ClaimGates claimGates) {
         Context bound(Connection connection) {
             return new Context(dialect, new BoundExecutor(connection, dialect), maxPayloadLength, pollInterval,
-                    wakeups);
+                    wakeups, ClaimGates.NONE);
         }
     }
 
@@ -82,11 +85,13 @@ public final class DefaultRowQueues implements RowQueues {
         }
         Executor executor = new PooledExecutor(s.dataSource(), dialect, s.retry());
         WakeupSource wakeups = dialect.wakeupSource(s.dataSource(), s.pollInterval()).orElse(null);
-        Context context = new Context(dialect, executor, max, s.pollInterval(), wakeups);
+        int claims = s.claimConcurrency() > 0 ? s.claimConcurrency() : dialect.claimConcurrency();
+        Context context = new Context(dialect, executor, max, s.pollInterval(), wakeups, new ClaimGates(claims));
         DatabaseInfo info = new DatabaseInfo(product.productName(), product.productVersion(),
                 product.driverName() + " " + product.driverVersion(), dialect.name(), dialect.capabilities(), max);
-        log.info("rowqueue: {} {} served by dialect '{}' with {}", product.productName(), product.productVersion(),
-                dialect.name(), dialect.capabilities());
+        log.info("rowqueue: {} {} served by dialect '{}' with {}; claims of one queue at once: {}",
+                product.productName(), product.productVersion(), dialect.name(), dialect.capabilities(),
+                claims == Integer.MAX_VALUE ? "no limit" : claims);
         return new DefaultRowQueues(context, new SchemaManager(dialect, executor, s.createSchema()), info);
     }
 

@@ -24,6 +24,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /** The {@link WorkQueue} implementation. */
 final class DefaultWorkQueue implements WorkQueue {
@@ -94,8 +95,8 @@ final class DefaultWorkQueue implements WorkQueue {
     public List<Job> claim(int max) {
         Validation.batch("claim batch size", max);
         long token = newToken();
-        return buryExhausted(context.executor().run("claim from " + name, store.claim(max, leaseMillis(), token)),
-                token);
+        return buryExhausted(claiming(() -> context.executor().run("claim from " + name,
+                store.claim(max, leaseMillis(), token))), token);
     }
 
     @Override
@@ -182,9 +183,9 @@ final class DefaultWorkQueue implements WorkQueue {
             tokens[i] = jobs.get(i).leaseToken();
         }
         long token = newToken();
-        WorkStore.AckedAndClaimed result = context.executor().run(
+        WorkStore.AckedAndClaimed result = claiming(() -> context.executor().run(
                 (ids.length == 0 ? "" : "ack " + ids.length + " jobs of " + name + " and ") + "claim from " + name,
-                store.ackAndClaim(ids, tokens, max, leaseMillis(), token));
+                store.ackAndClaim(ids, tokens, max, leaseMillis(), token)));
         List<Job> lost = new ArrayList<>();
         for (Job job : jobs) {
             if (!result.acked().contains(job.id())) {
@@ -234,8 +235,13 @@ final class DefaultWorkQueue implements WorkQueue {
         String c = Validation.key("cursor", cursor, Dialect.KEY_LENGTH);
         Validation.batch("rotate batch size", max);
         long token = newToken();
-        return buryExhausted(context.executor().run("rotate " + name + " with cursor " + c,
-                store.rotate(c, max, leaseMillis(), token)), token);
+        return buryExhausted(claiming(() -> context.executor().run("rotate " + name + " with cursor " + c,
+                store.rotate(c, max, leaseMillis(), token))), token);
+    }
+
+    /** Runs a claim through the queue's gate ({@code RowQueues.Builder#claimConcurrency}). */
+    private <R> R claiming(Supplier<R> claim) {
+        return context.claimGates().through(name, claim);
     }
 
     @Override

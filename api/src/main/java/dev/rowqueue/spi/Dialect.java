@@ -73,6 +73,17 @@ public abstract class Dialect {
         };
     }
 
+    /**
+     * How many claims of one work queue a {@code RowQueues} instance runs at once unless the builder's
+     * {@code claimConcurrency} says otherwise; more claimers wait in the JVM. A dialect whose claims slow each other
+     * down when many run together (latches on the hot head of the claim index) returns a bound.
+     *
+     * @return at least 1; {@link Integer#MAX_VALUE} (the default) for no limit
+     */
+    public int claimConcurrency() {
+        return Integer.MAX_VALUE;
+    }
+
     /** @return the longest payload the payload columns hold, in characters (default 4000) */
     public int maxPayloadLength() {
         return 4000;

@@ -33,13 +33,14 @@ import java.util.regex.Pattern;
  * one run, every workload at each thread count of the profile.
  *
  * <pre>
- * Bench [--profile smoke|quick|full] [--targets h2,postgres,mariadb|all] [--only REGEX] [--out DIR] [--durable true|false] [--threads 1,4,16]
+ * Bench [--profile smoke|quick|full] [--targets h2,postgres,mariadb|all] [--only REGEX] [--out DIR] [--durable true|false] [--threads 1,4,16] [--claim-concurrency N|unlimited]
  * </pre>
  */
 public final class Bench {
 
     static final String USAGE = "usage: [--profile smoke|quick|full] [--targets " + Targets.KNOWN.replace(" ", "")
-            + "|all] [--only REGEX] [--out DIR] [--durable true|false] [--threads 1,4,16]";
+            + "|all] [--only REGEX] [--out DIR] [--durable true|false] [--threads 1,4,16]"
+            + " [--claim-concurrency N|unlimited]";
 
     /** A comparison of a row with another rate. */
     record Ratio(String name, double rate) {
@@ -66,6 +67,8 @@ public final class Bench {
     private final Map<String, Integer> order = new LinkedHashMap<>();
     private final Map<String, Double> rates = new HashMap<>();
     private final String loadAtStart = Machine.loadAverage();
+    /** rowqueue's {@code claimConcurrency}; {@code null}: its default. */
+    private Integer claimConcurrency;
     /** The current target's workloads (for the baselines' retry count). */
     private Workloads workloads;
 
@@ -96,6 +99,7 @@ public final class Bench {
         Path out = Path.of(System.getProperty("bench.out", "target/bench"));
         boolean durable = false;
         List<Integer> threads = null;
+        Integer claims = null;
         for (int i = 0; i < args.length; i++) {
             if (i + 1 >= args.length) {
                 throw new IllegalArgumentException("missing value after " + args[i] + "; " + USAGE);
@@ -109,6 +113,8 @@ public final class Bench {
                 case "--only" -> only = args[++i];
                 case "--out" -> out = Path.of(args[++i]);
                 case "--durable" -> durable = Boolean.parseBoolean(args[++i]);
+                case "--claim-concurrency" -> claims = "unlimited".equals(args[++i]) ? Integer.MAX_VALUE
+                        : Integer.valueOf(args[i]);
                 case "--threads" -> threads = java.util.Arrays.stream(args[++i].split(",")).map(String::trim)
                         .map(Integer::valueOf).toList();
                 default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; " + USAGE);
@@ -120,6 +126,7 @@ public final class Bench {
         }
         Pattern pattern = Pattern.compile(only, Pattern.CASE_INSENSITIVE);
         Bench bench = new Bench(profile, s -> pattern.matcher(s).find());
+        bench.claimConcurrency = claims;
         long t0 = System.nanoTime();
         for (String name : targets) {
             try (BenchTarget target = Targets.create(name.trim(), durable)) {
@@ -138,7 +145,11 @@ public final class Bench {
     private void runAll(BenchTarget target) throws Exception {
         System.out.println("== " + target.name() + " (profile " + profile.name() + ")");
         databases.add(target.name() + ": " + target.settings());
-        try (RowQueues plain = RowQueues.builder(target.dataSource()).build()) {
+        RowQueues.Builder builder = RowQueues.builder(target.dataSource());
+        if (claimConcurrency != null) {
+            builder.claimConcurrency(claimConcurrency);
+        }
+        try (RowQueues plain = builder.build()) {
             boolean postgres = plain.database().dialect().equals("postgresql");
             roundTrips(target, plain);
             Workloads w = new Workloads(target, plain);
@@ -544,6 +555,11 @@ public final class Bench {
         for (String db : databases) {
             md.append("- ").append(db).append('\n');
         }
+        md.append("- rowqueue: claimConcurrency ").append(claimConcurrency == null
+                        ? "the dialect's default (no limit on H2 and PostgreSQL; on MariaDB the processors, at least 2: "
+                        + Math.max(2, Runtime.getRuntime().availableProcessors()) + ")"
+                        : claimConcurrency == Integer.MAX_VALUE ? "unlimited" : claimConcurrency.toString())
+                .append(".\n");
         md.append("- Pools: HikariCP, ").append(Targets.POOL).append(" connections. Peer: ").append(Peer.CONFIG)
                 .append(".\n\n");
         List<Target> targets = targets();

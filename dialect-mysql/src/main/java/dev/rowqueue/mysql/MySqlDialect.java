@@ -307,6 +307,18 @@ public class MySqlDialect extends Dialect {
         return Collections.unmodifiableSet(c);
     }
 
+    /**
+     * The processors of this JVM, at least 2: InnoDB claims that run together wait for each other's page latches on
+     * the head of the claim index, where leases and acks leave delete-marked entries until purge removes them, and
+     * when more run than there are cores the waits grow faster than the work (MariaDB 11.4, 16 consumers on two
+     * cores, batches of 10: 3,340 jobs a second without a limit, 6,960 with 2 at once; one job per claim: 1,448
+     * against 2,172).
+     */
+    @Override
+    public int claimConcurrency() {
+        return Math.max(2, Runtime.getRuntime().availableProcessors());
+    }
+
     @Override
     public int maxPayloadLength() {
         return MAX_PAYLOAD;
