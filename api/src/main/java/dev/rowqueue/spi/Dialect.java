@@ -240,10 +240,24 @@ public abstract class Dialect {
         ddl.add(createTable(t.entries(), "grp " + keyType() + " NOT NULL, slot " + intType() + " NOT NULL, seq "
                 + bigintType() + " NOT NULL, payload " + payloadType() + " NOT NULL, pushed_ms " + bigintType()
                 + " NOT NULL, PRIMARY KEY (grp, slot)"));
-        ddl.add(createIndex(t.seqIndex(), t.entries(), "grp, seq", true));
+        if (options.strategy() != RingStrategy.SAFE || safeRingsIndexSeq()) {
+            ddl.add(createIndex(t.seqIndex(), t.entries(), "grp, seq", true));
+        }
         ddl.add(createTable(t.heads(), "grp " + keyType() + " NOT NULL, last_seq " + bigintType()
                 + " NOT NULL, PRIMARY KEY (grp)"));
         return ddl;
+    }
+
+    /**
+     * Whether the safe strategy's entries get the unique {@code (grp, seq)} index (the single-writer and trigger
+     * strategies always do: their {@code MAX(seq)} needs it). Without it a push after the first lap rewrites a slot
+     * without touching a second index; a dialect that returns {@code false} must read the newest entries through the
+     * head row ({@link StandardRingStore#newestByHead}), since reads ordered by {@code seq} then sort the group's rows.
+     *
+     * @return {@code true} (the default) to create the index
+     */
+    protected boolean safeRingsIndexSeq() {
+        return true;
     }
 
     /**

@@ -80,6 +80,23 @@ public class H2Dialect extends Dialect {
         return " FOR UPDATE SKIP LOCKED";
     }
 
+    /**
+     * The safe strategy's entries have no {@code (grp, seq)} index: H2 keeps a table whose primary key is not one
+     * integer column in a map by row id, with the key as one more index, so a push after the first lap that changes
+     * {@code seq} rewrote entries in two indexes besides the row. Measured on H2 2.5 in memory, one connection, 1,000
+     * groups of capacity 10: 17 microseconds a push with the index, 9.5 without. Newest-first reads find their slots
+     * through the head row ({@link H2RingStore#newestByHead}).
+     */
+    @Override
+    protected boolean safeRingsIndexSeq() {
+        return false;
+    }
+
+    /** @return the column type of group names, for a cast of a parameter */
+    String groupType() {
+        return keyType();
+    }
+
     @Override
     public RingStore ringStore(RingTables tables, RingOptions options) {
         return options.strategy() == RingStrategy.SINGLE_WRITER

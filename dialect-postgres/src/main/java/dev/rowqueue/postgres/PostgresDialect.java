@@ -165,11 +165,14 @@ public class PostgresDialect extends Dialect {
      * which their {@code MAX(seq)} needs.
      */
     @Override
+    protected boolean safeRingsIndexSeq() {
+        return false;
+    }
+
+    /** Trigger rings add their trigger function and trigger. */
+    @Override
     public List<String> ringDdl(RingTables t, RingOptions options) {
         List<String> ddl = new ArrayList<>(super.ringDdl(t, options));
-        if (options.strategy() == RingStrategy.SAFE) {
-            ddl.removeIf(statement -> statement.startsWith("CREATE UNIQUE INDEX") && statement.contains(t.seqIndex()));
-        }
         if (options.strategy() == RingStrategy.TRIGGER) {
             ddl.addAll(PostgresTriggerRingStore.ddl(this, t, options.capacity()));
         }
