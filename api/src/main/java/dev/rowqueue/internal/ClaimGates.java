@@ -1,22 +1,87 @@
 package dev.rowqueue.internal;
 
+import dev.rowqueue.Job;
 import dev.rowqueue.TransientRowQueueException;
+import dev.rowqueue.spi.WorkStore.AckedAndClaimed;
 
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
 import java.util.function.Supplier;
 
 /**
  * Bounds the claims of each work queue that run at once through one {@code RowQueues} instance
- * ({@code RowQueues.Builder#claimConcurrency}). A claimer waits here, in arrival order, before it borrows a connection,
- * so waiting claimers hold nothing the running ones could need.
+ * ({@code RowQueues.Builder#claimConcurrency}), and lets the claims that wait ride along with the next one that runs.
+ *
+ * <p>A claimer that finds all of its queue's permits taken waits here, before it borrows a connection, so waiting
+ * claimers hold nothing the running ones could need. Requests run in arrival order: when a permit frees, the thread
+ * of the oldest waiting request takes it and runs one statement for itself and for every compatible request waiting
+ * at that moment (oldest first, up to
+ * {@link Validation#MAX_BATCH} jobs and acks): the acks of all of them and the sum of their batch sizes, with one
+ * lease token. It hands each request its jobs in claim order, as many as it asked for, oldest request first, and the
+ * acks that took effect among its own; the requests it served return without touching the database. This is group
+ * commit for claims: sixteen threads that each claim one job cost one statement, not sixteen, while each thread still
+ * gets at most the jobs it asked for.
+ *
+ * <p>Requests ride along only with requests of the same lease duration, and not if one of their acks names a job
+ * another request of the batch acks too (each caller must learn whether its own ack took effect). If the shared
+ * statement fails, every request of it fails with the same exception, as each would have on its own. A thread
+ * interrupted while it waits and not yet served gives up ({@link TransientRowQueueException}); once served, or being
+ * served, it waits for its jobs, so none is leased to a thread that left, and returns with its interrupt flag set.
  */
 final class ClaimGates {
     /** No limit: claims on a caller's connection, or {@code claimConcurrency(Integer.MAX_VALUE)}. */
     static final ClaimGates NONE = new ClaimGates(Integer.MAX_VALUE);
 
+    /** Runs one combined claim: acks (possibly none), then at most {@code max} jobs with the given token. */
+    interface Claimer {
+        /**
+         * @param ids     jobs to ack, possibly none
+         * @param tokens  their lease tokens
+         * @param max     jobs to claim, 1 to {@link Validation#MAX_BATCH}
+         * @param leaseMs the lease
+         * @return the acked ids and the claimed jobs, in claim order
+         */
+        AckedAndClaimed run(long[] ids, long[] tokens, int max, long leaseMs);
+    }
+
+    /** One caller's claim: the acks of its last batch, how many jobs it wants, for how long. */
+    static final class Request {
+        private final long[] ids;
+        private final long[] tokens;
+        private final int max;
+        private final long leaseMs;
+        private boolean taken;
+        private boolean done;
+        private AckedAndClaimed result;
+        private RuntimeException failure;
+
+        /**
+         * @param ids     jobs to ack
+         * @param tokens  their lease tokens
+         * @param max     jobs wanted
+         * @param leaseMs the lease
+         */
+        Request(long[] ids, long[] tokens, int max, long leaseMs) {
+            this.ids = ids;
+            this.tokens = tokens;
+            this.max = max;
+            this.leaseMs = leaseMs;
+        }
+    }
+
+    /** A queue's gate: the claims running and the requests waiting, guarded by the gate's monitor. */
+    private static final class Gate {
+        private final ArrayDeque<Request> waiting = new ArrayDeque<>();
+        private int running;
+    }
+
     private final int permits;
-    private final ConcurrentHashMap<String, Semaphore> gates = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
 
     /**
      * @param permits claims of one queue at once, at least 1
@@ -29,27 +94,218 @@ final class ClaimGates {
     }
 
     /**
+     * A claim that runs on its own once a permit is free (a rotation: its cursor is its own).
+     *
      * @param queue the work queue
      * @param claim the claim
      * @param <R>   its result type
-     * @return its result, once a permit of the queue was free
+     * @return its result
      * @throws TransientRowQueueException if the thread is interrupted while it waits (its flag is set again)
      */
-    <R> R through(String queue, Supplier<R> claim) {
+    <R> R alone(String queue, Supplier<R> claim) {
         if (permits == Integer.MAX_VALUE) {
             return claim.get();
         }
-        Semaphore gate = gates.computeIfAbsent(queue, q -> new Semaphore(permits, true));
-        try {
-            gate.acquire();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new TransientRowQueueException("interrupted while waiting to claim from " + queue, e);
+        Gate gate = gate(queue);
+        synchronized (gate) {
+            try {
+                while (gate.running >= permits) {
+                    gate.wait();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new TransientRowQueueException("interrupted while waiting to claim from " + queue, e);
+            }
+            gate.running++;
         }
         try {
             return claim.get();
         } finally {
-            gate.release();
+            synchronized (gate) {
+                gate.running--;
+                gate.notifyAll();
+            }
         }
+    }
+
+    /**
+     * A claim (with acks, or none) that may run together with others of the queue that wait.
+     *
+     * @param queue   the work queue
+     * @param request the claim
+     * @param claimer runs a claim, combined or not
+     * @return the request's acked ids and jobs
+     * @throws TransientRowQueueException if the thread is interrupted while it waits and was not served
+     */
+    AckedAndClaimed combined(String queue, Request request, Claimer claimer) {
+        if (permits == Integer.MAX_VALUE) {
+            return claimer.run(request.ids, request.tokens, request.max, request.leaseMs);
+        }
+        Gate gate = gate(queue);
+        List<Request> batch;
+        synchronized (gate) {
+            gate.waiting.addLast(request);
+            try {
+                while (!request.taken && (gate.running >= permits || gate.waiting.peekFirst() != request)) {
+                    gate.wait();
+                }
+            } catch (InterruptedException e) {
+                if (!request.taken) {
+                    gate.waiting.remove(request);
+                    gate.notifyAll(); // the next request may be first now
+                    Thread.currentThread().interrupt();
+                    throw new TransientRowQueueException("interrupted while waiting to claim from " + queue, e);
+                }
+                Thread.currentThread().interrupt();
+            }
+            if (request.taken) {
+                return awaitServed(gate, request);
+            }
+            gate.running++;
+            batch = take(gate, request);
+            if (gate.running < permits && !gate.waiting.isEmpty()) {
+                gate.notifyAll(); // a permit is left for the request that is first now
+            }
+        }
+        try {
+            serve(batch, claimer);
+        } finally {
+            synchronized (gate) {
+                gate.running--;
+                gate.notifyAll();
+            }
+        }
+        return outcome(request);
+    }
+
+    private Gate gate(String queue) {
+        return gates.computeIfAbsent(queue, q -> new Gate());
+    }
+
+    /** Takes the runner's own request and the compatible ones waiting, oldest first, within the batch limits. */
+    private static List<Request> take(Gate gate, Request own) {
+        gate.waiting.remove(own);
+        Batch batch = new Batch(own);
+        for (Iterator<Request> it = gate.waiting.iterator(); it.hasNext(); ) {
+            Request r = it.next();
+            if (batch.fits(r)) {
+                it.remove();
+                batch.add(r);
+            }
+        }
+        return batch.requests;
+    }
+
+    /** Requests taken to run together, and what they add up to. */
+    private static final class Batch {
+        private final List<Request> requests = new ArrayList<>();
+        private final Set<Long> acking = new HashSet<>();
+        private final long leaseMs;
+        private int jobs;
+        private int acks;
+
+        private Batch(Request first) {
+            leaseMs = first.leaseMs;
+            add(first);
+        }
+
+        /** Same lease, within {@link Validation#MAX_BATCH} jobs and acks, and no job acked twice. */
+        private boolean fits(Request r) {
+            if (r.leaseMs != leaseMs || jobs + r.max > Validation.MAX_BATCH
+                    || acks + r.ids.length > Validation.MAX_BATCH) {
+                return false;
+            }
+            for (long id : r.ids) {
+                if (acking.contains(id)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        private void add(Request r) {
+            r.taken = true;
+            requests.add(r);
+            jobs += r.max;
+            acks += r.ids.length;
+            for (long id : r.ids) {
+                acking.add(id);
+            }
+        }
+    }
+
+    /** Runs the batch's one claim and hands out its jobs and acks; a failure is every request's failure. */
+    private static void serve(List<Request> batch, Claimer claimer) {
+        if (batch.size() == 1) {
+            Request r = batch.get(0);
+            try {
+                r.result = claimer.run(r.ids, r.tokens, r.max, r.leaseMs);
+            } catch (RuntimeException e) {
+                r.failure = e;
+            }
+            r.done = true;
+            return;
+        }
+        int acks = 0;
+        int max = 0;
+        for (Request r : batch) {
+            acks += r.ids.length;
+            max += r.max;
+        }
+        long[] ids = new long[acks];
+        long[] tokens = new long[acks];
+        int i = 0;
+        for (Request r : batch) {
+            System.arraycopy(r.ids, 0, ids, i, r.ids.length);
+            System.arraycopy(r.tokens, 0, tokens, i, r.tokens.length);
+            i += r.ids.length;
+        }
+        AckedAndClaimed all;
+        try {
+            all = claimer.run(ids, tokens, max, batch.get(0).leaseMs);
+        } catch (RuntimeException e) {
+            for (Request r : batch) {
+                r.failure = e;
+                r.done = true;
+            }
+            return;
+        }
+        List<Job> jobs = all.claimed();
+        int next = 0;
+        for (Request r : batch) {
+            int end = Math.min(jobs.size(), next + r.max);
+            Set<Long> acked = new HashSet<>();
+            for (long id : r.ids) {
+                if (all.acked().contains(id)) {
+                    acked.add(id);
+                }
+            }
+            r.result = new AckedAndClaimed(acked, List.copyOf(jobs.subList(next, end)));
+            next = end;
+            r.done = true;
+        }
+    }
+
+    /** Waits, uninterruptibly, for another thread to serve the request; keeps an interrupt for the caller. */
+    private static AckedAndClaimed awaitServed(Gate gate, Request request) {
+        boolean interrupted = false;
+        while (!request.done) {
+            try {
+                gate.wait();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return outcome(request);
+    }
+
+    private static AckedAndClaimed outcome(Request request) {
+        if (request.failure != null) {
+            throw request.failure;
+        }
+        return request.result;
     }
 }

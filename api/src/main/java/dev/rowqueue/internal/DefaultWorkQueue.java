@@ -24,7 +24,6 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 /** The {@link WorkQueue} implementation. */
 final class DefaultWorkQueue implements WorkQueue {
@@ -94,9 +93,7 @@ final class DefaultWorkQueue implements WorkQueue {
     @Override
     public List<Job> claim(int max) {
         Validation.batch("claim batch size", max);
-        long token = newToken();
-        return buryExhausted(claiming(() -> context.executor().run("claim from " + name,
-                store.claim(max, leaseMillis(), token))), token);
+        return claimCombined(new long[0], new long[0], max).claimed();
     }
 
     @Override
@@ -133,11 +130,12 @@ final class DefaultWorkQueue implements WorkQueue {
      * A claim raises the attempts of a job whose previous lease ended without ack. If that exhausted the job's
      * attempts, it is made dead here instead of being delivered once more.
      */
-    private List<Job> buryExhausted(List<Job> claimed, long token) {
+    private List<Job> buryExhausted(List<Job> claimed) {
         int max = options.maxAttempts();
         if (claimed.stream().noneMatch(j -> j.attempts() >= max)) {
             return claimed;
         }
+        long token = claimed.get(0).leaseToken();
         List<Job> deliver = new ArrayList<>();
         List<Long> exhausted = new ArrayList<>();
         for (Job job : claimed) {
@@ -182,17 +180,33 @@ final class DefaultWorkQueue implements WorkQueue {
             ids[i] = jobs.get(i).id();
             tokens[i] = jobs.get(i).leaseToken();
         }
-        long token = newToken();
-        WorkStore.AckedAndClaimed result = claiming(() -> context.executor().run(
-                (ids.length == 0 ? "" : "ack " + ids.length + " jobs of " + name + " and ") + "claim from " + name,
-                store.ackAndClaim(ids, tokens, max, leaseMillis(), token)));
+        WorkStore.AckedAndClaimed result = claimCombined(ids, tokens, max);
         List<Job> lost = new ArrayList<>();
         for (Job job : jobs) {
             if (!result.acked().contains(job.id())) {
                 lost.add(job);
             }
         }
-        return new Handoff(buryExhausted(result.claimed(), token), lost);
+        return new Handoff(result.claimed(), lost);
+    }
+
+    /**
+     * Acks (possibly none) and claims through the queue's gate, where the claim may run together with others of this
+     * queue that wait ({@code RowQueues.Builder#claimConcurrency}); this caller's jobs that exhausted their attempts
+     * are made dead instead of delivered.
+     */
+    private WorkStore.AckedAndClaimed claimCombined(long[] ids, long[] tokens, int max) {
+        WorkStore.AckedAndClaimed result = context.claimGates().combined(name,
+                new ClaimGates.Request(ids, tokens, max, leaseMillis()), (allIds, allTokens, n, leaseMs) -> {
+                    long token = newToken();
+                    if (allIds.length == 0) {
+                        return new WorkStore.AckedAndClaimed(Set.of(), context.executor().run("claim from " + name,
+                                store.claim(n, leaseMs, token)));
+                    }
+                    return context.executor().run("ack " + allIds.length + " jobs of " + name + " and claim from "
+                            + name, store.ackAndClaim(allIds, allTokens, n, leaseMs, token));
+                });
+        return new WorkStore.AckedAndClaimed(result.acked(), buryExhausted(result.claimed()));
     }
 
     @Override
@@ -235,13 +249,8 @@ final class DefaultWorkQueue implements WorkQueue {
         String c = Validation.key("cursor", cursor, Dialect.KEY_LENGTH);
         Validation.batch("rotate batch size", max);
         long token = newToken();
-        return buryExhausted(claiming(() -> context.executor().run("rotate " + name + " with cursor " + c,
-                store.rotate(c, max, leaseMillis(), token))), token);
-    }
-
-    /** Runs a claim through the queue's gate ({@code RowQueues.Builder#claimConcurrency}). */
-    private <R> R claiming(Supplier<R> claim) {
-        return context.claimGates().through(name, claim);
+        return buryExhausted(context.claimGates().alone(name, () -> context.executor().run("rotate " + name
+                + " with cursor " + c, store.rotate(c, max, leaseMillis(), token))));
     }
 
     @Override

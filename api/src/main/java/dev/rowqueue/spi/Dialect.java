@@ -75,8 +75,9 @@ public abstract class Dialect {
 
     /**
      * How many claims of one work queue a {@code RowQueues} instance runs at once unless the builder's
-     * {@code claimConcurrency} says otherwise; more claimers wait in the JVM. A dialect whose claims slow each other
-     * down when many run together (latches on the hot head of the claim index) returns a bound.
+     * {@code claimConcurrency} says otherwise; more claimers wait in the JVM, and those waiting run together as one
+     * claim when a permit frees. A dialect whose claims slow each other down when many run together (lock and latch
+     * waits at the head of the claim index), or gain from fewer and larger claims, returns a bound.
      *
      * @return at least 1; {@link Integer#MAX_VALUE} (the default) for no limit
      */

@@ -1,8 +1,11 @@
 package dev.rowqueue.internal;
 
+import dev.rowqueue.Handoff;
 import dev.rowqueue.Job;
 import dev.rowqueue.RowQueues;
+import dev.rowqueue.TransientRowQueueException;
 import dev.rowqueue.WorkQueue;
+import dev.rowqueue.WorkQueueOptions;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -18,10 +21,12 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -76,6 +81,14 @@ class ClaimConcurrencyTest {
         return ds;
     }
 
+    /** Starts {@code q.claim(1)} and returns once it waits inside {@code getConnection}, holding its permit. */
+    private Future<List<Job>> heldClaim(HoldingDataSource ds, WorkQueue q) throws InterruptedException {
+        ds.holdNext.set(true);
+        Future<List<Job>> first = threads.submit(() -> q.claim(1));
+        assertTrue(ds.held.await(10, TimeUnit.SECONDS), "the first claim borrows a connection");
+        return first;
+    }
+
     @Test
     void with_one_claim_at_a_time_a_second_claimer_waits_without_a_connection_and_gets_the_next_job() throws Exception {
         HoldingDataSource ds = dataSource("gate_one");
@@ -84,9 +97,7 @@ class ClaimConcurrencyTest {
             WorkQueue other = rq.workQueue("other");
             Set<Long> enqueued = Set.of(q.enqueue("a"), q.enqueue("b"), q.enqueue("c"));
             other.enqueue("x");
-            ds.holdNext.set(true);
-            Future<List<Job>> first = threads.submit(() -> q.claim(1));
-            assertTrue(ds.held.await(10, TimeUnit.SECONDS), "the first claim borrows a connection");
+            Future<List<Job>> first = heldClaim(ds, q);
             int borrowed = ds.borrowed.get();
             Future<List<Job>> second = threads.submit(() -> q.claim(1));
             assertThrows(TimeoutException.class, () -> second.get(300, TimeUnit.MILLISECONDS),
@@ -120,13 +131,95 @@ class ClaimConcurrencyTest {
             WorkQueue q = rq.workQueue("gated");
             long a = q.enqueue("a");
             long b = q.enqueue("b");
-            ds.holdNext.set(true);
-            Future<List<Job>> first = threads.submit(() -> q.claim(1));
-            assertTrue(ds.held.await(10, TimeUnit.SECONDS));
+            Future<List<Job>> first = heldClaim(ds, q);
             List<Job> second = threads.submit(() -> q.claim(1)).get(10, TimeUnit.SECONDS);
             ds.release.countDown();
             List<Job> firstJobs = first.get(10, TimeUnit.SECONDS);
             assertEquals(Set.of(a, b), Set.of(second.get(0).id(), firstJobs.get(0).id()));
+        }
+    }
+
+    /** A claimer on a thread of its own. */
+    private record Blocked<T>(FutureTask<T> task, Thread thread) {
+        T get() throws Exception {
+            return task.get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Starts a thread and waits until it blocks (in the gate, for these tests). */
+    private static <T> Blocked<T> blocked(Callable<T> work) throws InterruptedException {
+        FutureTask<T> task = new FutureTask<>(work);
+        Thread t = new Thread(task, "claimer");
+        t.setDaemon(true);
+        t.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (t.getState() != Thread.State.WAITING) {
+            assertTrue(System.nanoTime() < deadline, "the claimer did not block: " + t.getState());
+            Thread.sleep(1);
+        }
+        return new Blocked<>(task, t);
+    }
+
+    @Test
+    void claims_that_wait_run_together_as_one_and_each_gets_what_it_asked_for() throws Exception {
+        HoldingDataSource ds = dataSource("combined");
+        try (RowQueues rq = RowQueues.builder(ds.ds).claimConcurrency(1).build()) {
+            WorkQueue q = rq.workQueue("gated");
+            WorkQueue longLeases = rq.workQueue("gated", WorkQueueOptions.defaults().leaseDuration(Duration.ofHours(1)));
+            Set<Long> enqueued = new HashSet<>();
+            for (int i = 0; i < 10; i++) {
+                enqueued.add(q.enqueue("job " + i));
+            }
+            List<Job> done = q.claim(2);
+            Future<List<Job>> first = heldClaim(ds, q);
+            Blocked<List<Job>> two = blocked(() -> q.claim(2));
+            Blocked<Handoff> ackOne = blocked(() -> q.ackAndClaim(List.of(done.get(0)), 1));
+            Blocked<Handoff> ackOneAgain = blocked(() -> q.ackAndClaim(List.of(done.get(0)), 1));
+            Blocked<Handoff> ackOther = blocked(() -> q.ackAndClaim(List.of(done.get(1)), 3));
+            Blocked<List<Job>> otherLease = blocked(() -> longLeases.claim(1));
+            int borrowed = ds.borrowed.get();
+            ds.release.countDown();
+
+            Set<Long> claimed = new HashSet<>();
+            List<List<Job>> results = List.of(first.get(10, TimeUnit.SECONDS), two.get(), ackOne.get().claimed(),
+                    ackOneAgain.get().claimed(), ackOther.get().claimed(), otherLease.get());
+            assertEquals(List.of(1, 2, 1, 1, 3, 0), results.stream().map(List::size).toList(),
+                    "each as many as it asked for, oldest request first, while jobs last");
+            results.forEach(jobs -> jobs.forEach(j -> assertTrue(claimed.add(j.id()), "job " + j.id() + " twice")));
+            assertEquals(List.of(), ackOne.get().lost(), "its ack took effect");
+            assertEquals(List.of(done.get(0)), ackOneAgain.get().lost(),
+                    "acking the same job again ran on its own, after the first ack: lost");
+            assertEquals(List.of(), ackOther.get().lost());
+            assertEquals(3, ds.borrowed.get() - borrowed,
+                    "one statement for the claim, both acks of other jobs and the first ack of done[0]; one for the "
+                            + "second ack of done[0] (same job); one for the other lease: not four");
+            assertEquals(List.of(), q.claim(10), "8 jobs claimed, 2 acked");
+            claimed.addAll(List.of(done.get(0).id(), done.get(1).id()));
+            assertEquals(enqueued, claimed);
+        }
+    }
+
+    @Test
+    void an_interrupted_claimer_that_was_not_served_gives_up_and_takes_no_job() throws Exception {
+        HoldingDataSource ds = dataSource("interrupted");
+        try (RowQueues rq = RowQueues.builder(ds.ds).claimConcurrency(1).build()) {
+            WorkQueue q = rq.workQueue("gated");
+            long a = q.enqueue("a");
+            long b = q.enqueue("b");
+            Future<List<Job>> first = heldClaim(ds, q);
+            Blocked<Boolean> waiter = blocked(() -> {
+                try {
+                    q.claim(1);
+                    return false;
+                } catch (TransientRowQueueException e) {
+                    return Thread.currentThread().isInterrupted();
+                }
+            });
+            waiter.thread().interrupt();
+            assertTrue(waiter.get(), "gave up with its interrupt flag set");
+            ds.release.countDown();
+            assertEquals(List.of(a), first.get(10, TimeUnit.SECONDS).stream().map(Job::id).toList());
+            assertEquals(List.of(b), q.claim(5).stream().map(Job::id).toList(), "the job it did not take is there");
         }
     }
 

@@ -556,10 +556,10 @@ public final class Bench {
             md.append("- ").append(db).append('\n');
         }
         md.append("- rowqueue: claimConcurrency ").append(claimConcurrency == null
-                        ? "the dialect's default (no limit on H2 and PostgreSQL; on MariaDB the processors, at least 2: "
+                        ? "the dialect's default (no limit on H2; on PostgreSQL and MariaDB the processors, at least 2: "
                         + Math.max(2, Runtime.getRuntime().availableProcessors()) + ")"
                         : claimConcurrency == Integer.MAX_VALUE ? "unlimited" : claimConcurrency.toString())
-                .append(".\n");
+                .append("; claims that wait for a permit run together as one statement.\n");
         md.append("- Pools: HikariCP, ").append(Targets.POOL).append(" connections. Peer: ").append(Peer.CONFIG)
                 .append(".\n\n");
         List<Target> targets = targets();

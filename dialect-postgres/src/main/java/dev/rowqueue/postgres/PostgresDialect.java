@@ -156,6 +156,19 @@ public class PostgresDialect extends Dialect {
     }
 
     /**
+     * The processors of this JVM, at least 2: more claimers of one queue wait in the JVM and run together as one
+     * claim, one statement for many jobs, instead of each skipping the others' locked rows at the head of the claim
+     * index. PostgreSQL 18, 16 consumers on two cores shared with the server, one job per claim in a worker loop on
+     * {@code ackAndClaim}: 11,088 jobs a second without a limit, 20,498 with 2; batches of 10, 29,460 and 52,320.
+     * With 4 consumers the two were within the noise. (Without claims running together, a limit of 2 had cut one-job
+     * claims from 10,218 to 6,970 a second.)
+     */
+    @Override
+    public int claimConcurrency() {
+        return Math.max(2, Runtime.getRuntime().availableProcessors());
+    }
+
+    /**
      * The safe strategy's entries have no {@code (grp, seq)} index: a push after the first lap overwrites a slot, and
      * with {@code seq} in an index that update must write a new entry into both indexes; without it PostgreSQL
      * updates the row in place on its page (a HOT update) and touches no index. Measured with pgbench on the local

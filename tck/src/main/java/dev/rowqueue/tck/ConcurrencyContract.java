@@ -7,6 +7,7 @@ import dev.rowqueue.Handoff;
 import dev.rowqueue.Job;
 import dev.rowqueue.RingEntry;
 import dev.rowqueue.RingQueue;
+import dev.rowqueue.RowQueues;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkQueueOptions;
 import org.junit.jupiter.api.Test;
@@ -190,8 +191,24 @@ public abstract class ConcurrencyContract extends Contract {
 
     @Test
     void concurrent_consumers_looping_on_ack_and_claim_never_receive_a_job_twice_and_lose_nothing() throws Exception {
+        consumeWithAckAndClaim(rq());
+    }
+
+    /**
+     * With one claim of a queue at a time, the consumers' claims wait and run together: one statement with all their
+     * acks and batches, its jobs handed out among them ({@code RowQueues.Builder#claimConcurrency}).
+     */
+    @Test
+    void concurrent_consumers_whose_claims_run_together_never_receive_a_job_twice_and_lose_nothing()
+            throws Exception {
+        try (RowQueues gated = env().builder().claimConcurrency(1).build()) {
+            consumeWithAckAndClaim(gated);
+        }
+    }
+
+    private void consumeWithAckAndClaim(RowQueues rq) throws Exception {
         int total = 600;
-        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().leaseDuration(Duration.ofHours(1)));
+        WorkQueue q = rq.workQueue(newName(), WorkQueueOptions.defaults().leaseDuration(Duration.ofHours(1)));
         List<String> payloads = new ArrayList<>();
         for (int i = 0; i < total; i++) {
             payloads.add("j" + i);
