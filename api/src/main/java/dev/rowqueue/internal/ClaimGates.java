@@ -58,7 +58,8 @@ final class ClaimGates {
         private boolean taken;
         private boolean done;
         private AckedAndClaimed result;
-        private RuntimeException failure;
+        /** A {@link RuntimeException} or an {@link Error}: the claimer declares nothing else. */
+        private Throwable failure;
 
         /**
          * @param ids     jobs to ack
@@ -240,7 +241,7 @@ final class ClaimGates {
             Request r = batch.get(0);
             try {
                 r.result = claimer.run(r.ids, r.tokens, r.max, r.leaseMs);
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
                 r.failure = e;
             }
             r.done = true;
@@ -263,7 +264,7 @@ final class ClaimGates {
         AckedAndClaimed all;
         try {
             all = claimer.run(ids, tokens, max, batch.get(0).leaseMs);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // every request must end, or its thread would wait for ever
             for (Request r : batch) {
                 r.failure = e;
                 r.done = true;
@@ -303,8 +304,11 @@ final class ClaimGates {
     }
 
     private static AckedAndClaimed outcome(Request request) {
-        if (request.failure != null) {
-            throw request.failure;
+        if (request.failure instanceof RuntimeException e) {
+            throw e;
+        }
+        if (request.failure instanceof Error e) {
+            throw e;
         }
         return request.result;
     }

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -46,6 +47,8 @@ class ClaimConcurrencyTest {
         final AtomicBoolean holdNext = new AtomicBoolean();
         final CountDownLatch held = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
+        /** When set, the next {@code getConnection()} after a held one throws this. */
+        volatile Error failNext;
         /** Delegates every method to H2's data source; {@code getConnection()} counts and may hold first. */
         final DataSource ds = (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(),
                 new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
@@ -54,6 +57,10 @@ class ClaimConcurrencyTest {
                         if (holdNext.compareAndSet(true, false)) {
                             held.countDown();
                             release.await();
+                        } else if (failNext != null) {
+                            Error e = failNext;
+                            failNext = null;
+                            throw e;
                         }
                     }
                     try {
@@ -196,6 +203,29 @@ class ClaimConcurrencyTest {
             assertEquals(List.of(), q.claim(10), "8 jobs claimed, 2 acked");
             claimed.addAll(List.of(done.get(0).id(), done.get(1).id()));
             assertEquals(enqueued, claimed);
+        }
+    }
+
+    @Test
+    void when_the_claim_run_for_several_fails_each_of_them_gets_the_failure_and_none_waits_for_ever()
+            throws Exception {
+        HoldingDataSource ds = dataSource("failing");
+        try (RowQueues rq = RowQueues.builder(ds.ds).claimConcurrency(1).build()) {
+            WorkQueue q = rq.workQueue("gated");
+            q.enqueue("a");
+            q.enqueue("b");
+            Future<List<Job>> first = heldClaim(ds, q);
+            Blocked<List<Job>> one = blocked(() -> q.claim(1));
+            Blocked<List<Job>> two = blocked(() -> q.claim(1));
+            AssertionError broken = new AssertionError("the pool broke");
+            ds.failNext = broken;
+            ds.release.countDown();
+            assertEquals(1, first.get(10, TimeUnit.SECONDS).size());
+            for (Blocked<List<Job>> waiter : List.of(one, two)) {
+                ExecutionException e = assertThrows(ExecutionException.class, waiter::get);
+                assertEquals(broken, e.getCause(), "not even an Error strands the requests that rode along");
+            }
+            assertEquals(1, q.claim(5).size(), "the job nobody got is still there");
         }
     }
 
