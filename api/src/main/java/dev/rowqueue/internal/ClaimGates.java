@@ -114,18 +114,14 @@ final class ClaimGates {
                     gate.wait();
                 }
             } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new TransientRowQueueException("interrupted while waiting to claim from " + queue, e);
+                throw interrupted(queue, e);
             }
             gate.running++;
         }
         try {
             return claim.get();
         } finally {
-            synchronized (gate) {
-                gate.running--;
-                gate.notifyAll();
-            }
+            release(gate);
         }
     }
 
@@ -143,7 +139,7 @@ final class ClaimGates {
             return claimer.run(request.ids, request.tokens, request.max, request.leaseMs);
         }
         Gate gate = gate(queue);
-        List<Request> batch;
+        Batch batch;
         synchronized (gate) {
             gate.waiting.addLast(request);
             try {
@@ -154,8 +150,7 @@ final class ClaimGates {
                 if (!request.taken) {
                     gate.waiting.remove(request);
                     gate.notifyAll(); // the next request may be first now
-                    Thread.currentThread().interrupt();
-                    throw new TransientRowQueueException("interrupted while waiting to claim from " + queue, e);
+                    throw interrupted(queue, e);
                 }
                 Thread.currentThread().interrupt();
             }
@@ -171,10 +166,7 @@ final class ClaimGates {
         try {
             serve(batch, claimer);
         } finally {
-            synchronized (gate) {
-                gate.running--;
-                gate.notifyAll();
-            }
+            release(gate);
         }
         return outcome(request);
     }
@@ -183,8 +175,22 @@ final class ClaimGates {
         return gates.computeIfAbsent(queue, q -> new Gate());
     }
 
+    /** A running claim ends: its permit goes to the next waiting request. */
+    private static void release(Gate gate) {
+        synchronized (gate) {
+            gate.running--;
+            gate.notifyAll();
+        }
+    }
+
+    /** @return the exception for a claimer interrupted while it waits; its interrupt flag is set again */
+    private static TransientRowQueueException interrupted(String queue, InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return new TransientRowQueueException("interrupted while waiting to claim from " + queue, e);
+    }
+
     /** Takes the runner's own request and the compatible ones waiting, oldest first, within the batch limits. */
-    private static List<Request> take(Gate gate, Request own) {
+    private static Batch take(Gate gate, Request own) {
         gate.waiting.remove(own);
         Batch batch = new Batch(own);
         for (Iterator<Request> it = gate.waiting.iterator(); it.hasNext(); ) {
@@ -194,7 +200,7 @@ final class ClaimGates {
                 batch.add(r);
             }
         }
-        return batch.requests;
+        return batch;
     }
 
     /** Requests taken to run together, and what they add up to. */
@@ -235,37 +241,24 @@ final class ClaimGates {
         }
     }
 
-    /** Runs the batch's one claim and hands out its jobs and acks; a failure is every request's failure. */
-    private static void serve(List<Request> batch, Claimer claimer) {
-        if (batch.size() == 1) {
-            Request r = batch.get(0);
-            try {
-                r.result = claimer.run(r.ids, r.tokens, r.max, r.leaseMs);
-            } catch (RuntimeException | Error e) {
-                r.failure = e;
-            }
-            r.done = true;
-            return;
-        }
-        int acks = 0;
-        int max = 0;
-        for (Request r : batch) {
-            acks += r.ids.length;
-            max += r.max;
-        }
-        long[] ids = new long[acks];
-        long[] tokens = new long[acks];
+    /**
+     * Runs the batch's one claim and hands out its jobs and acks (a batch of one request gets exactly what the claim
+     * returned); a failure is every request's failure.
+     */
+    private static void serve(Batch batch, Claimer claimer) {
+        long[] ids = new long[batch.acks];
+        long[] tokens = new long[batch.acks];
         int i = 0;
-        for (Request r : batch) {
+        for (Request r : batch.requests) {
             System.arraycopy(r.ids, 0, ids, i, r.ids.length);
             System.arraycopy(r.tokens, 0, tokens, i, r.tokens.length);
             i += r.ids.length;
         }
         AckedAndClaimed all;
         try {
-            all = claimer.run(ids, tokens, max, batch.get(0).leaseMs);
+            all = claimer.run(ids, tokens, batch.jobs, batch.leaseMs);
         } catch (RuntimeException | Error e) { // every request must end, or its thread would wait for ever
-            for (Request r : batch) {
+            for (Request r : batch.requests) {
                 r.failure = e;
                 r.done = true;
             }
@@ -273,7 +266,7 @@ final class ClaimGates {
         }
         List<Job> jobs = all.claimed();
         int next = 0;
-        for (Request r : batch) {
+        for (Request r : batch.requests) {
             int end = Math.min(jobs.size(), next + r.max);
             Set<Long> acked = new HashSet<>();
             for (long id : r.ids) {

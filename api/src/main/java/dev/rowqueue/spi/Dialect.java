@@ -85,6 +85,15 @@ public abstract class Dialect {
         return Integer.MAX_VALUE;
     }
 
+    /**
+     * A bound for {@link #claimConcurrency()}: as many claims at once as this JVM has processors, at least 2.
+     *
+     * @return {@code max(2, availableProcessors())}
+     */
+    protected static int processorsAtLeastTwo() {
+        return Math.max(2, Runtime.getRuntime().availableProcessors());
+    }
+
     /** @return the longest payload the payload columns hold, in characters (default 4000) */
     public int maxPayloadLength() {
         return 4000;

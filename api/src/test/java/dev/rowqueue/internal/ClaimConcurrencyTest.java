@@ -88,6 +88,11 @@ class ClaimConcurrencyTest {
         return ds;
     }
 
+    /** An instance over {@code ds} that runs one claim of a queue at a time. */
+    private static RowQueues oneClaimAtATime(HoldingDataSource ds) {
+        return RowQueues.builder(ds.ds).claimConcurrency(1).build();
+    }
+
     /** Starts {@code q.claim(1)} and returns once it waits inside {@code getConnection}, holding its permit. */
     private Future<List<Job>> heldClaim(HoldingDataSource ds, WorkQueue q) throws InterruptedException {
         ds.holdNext.set(true);
@@ -99,7 +104,7 @@ class ClaimConcurrencyTest {
     @Test
     void with_one_claim_at_a_time_a_second_claimer_waits_without_a_connection_and_gets_the_next_job() throws Exception {
         HoldingDataSource ds = dataSource("gate_one");
-        try (RowQueues rq = RowQueues.builder(ds.ds).claimConcurrency(1).build()) {
+        try (RowQueues rq = oneClaimAtATime(ds)) {
             WorkQueue q = rq.workQueue("gated");
             WorkQueue other = rq.workQueue("other");
             Set<Long> enqueued = Set.of(q.enqueue("a"), q.enqueue("b"), q.enqueue("c"));
@@ -170,7 +175,7 @@ class ClaimConcurrencyTest {
     @Test
     void claims_that_wait_run_together_as_one_and_each_gets_what_it_asked_for() throws Exception {
         HoldingDataSource ds = dataSource("combined");
-        try (RowQueues rq = RowQueues.builder(ds.ds).claimConcurrency(1).build()) {
+        try (RowQueues rq = oneClaimAtATime(ds)) {
             WorkQueue q = rq.workQueue("gated");
             WorkQueue longLeases = rq.workQueue("gated", WorkQueueOptions.defaults().leaseDuration(Duration.ofHours(1)));
             Set<Long> enqueued = new HashSet<>();
@@ -210,7 +215,7 @@ class ClaimConcurrencyTest {
     void when_the_claim_run_for_several_fails_each_of_them_gets_the_failure_and_none_waits_for_ever()
             throws Exception {
         HoldingDataSource ds = dataSource("failing");
-        try (RowQueues rq = RowQueues.builder(ds.ds).claimConcurrency(1).build()) {
+        try (RowQueues rq = oneClaimAtATime(ds)) {
             WorkQueue q = rq.workQueue("gated");
             q.enqueue("a");
             q.enqueue("b");
@@ -232,7 +237,7 @@ class ClaimConcurrencyTest {
     @Test
     void an_interrupted_claimer_that_was_not_served_gives_up_and_takes_no_job() throws Exception {
         HoldingDataSource ds = dataSource("interrupted");
-        try (RowQueues rq = RowQueues.builder(ds.ds).claimConcurrency(1).build()) {
+        try (RowQueues rq = oneClaimAtATime(ds)) {
             WorkQueue q = rq.workQueue("gated");
             long a = q.enqueue("a");
             long b = q.enqueue("b");

@@ -317,7 +317,7 @@ public class MySqlDialect extends Dialect {
      */
     @Override
     public int claimConcurrency() {
-        return Math.max(2, Runtime.getRuntime().availableProcessors());
+        return processorsAtLeastTwo();
     }
 
     @Override

@@ -165,7 +165,7 @@ public class PostgresDialect extends Dialect {
      */
     @Override
     public int claimConcurrency() {
-        return Math.max(2, Runtime.getRuntime().availableProcessors());
+        return processorsAtLeastTwo();
     }
 
     /**
