@@ -38,12 +38,41 @@ public class StandardWorkStore implements WorkStore {
         UP_TO
     }
 
+    /**
+     * How statements on one job found by its primary key (ack, nack, release, lease extension, burial) begin, and
+     * their test that the job is live. A dialect's store changes them where its planner needs it (an index hint, a
+     * test a partial index cannot match).
+     *
+     * @param update the beginning of the {@code UPDATE}, before {@code SET}
+     * @param delete the beginning of the {@code DELETE}, before {@code WHERE}
+     * @param live   the condition that the job is live
+     */
+    public record ById(String update, String delete, String live) {
+        /**
+         * @param t the queue's tables
+         * @return {@code UPDATE <jobs>}, {@code DELETE FROM <jobs>} and {@code state = 0}
+         */
+        public static ById standard(WorkTables t) {
+            return new ById("UPDATE " + t.jobs(), "DELETE FROM " + t.jobs(), "state = " + WorkTables.LIVE);
+        }
+
+        /**
+         * @param condition another liveness test
+         * @return these forms with it
+         */
+        public ById withLive(String condition) {
+            return new ById(update, delete, condition);
+        }
+    }
+
     /** The dialect. */
     protected final Dialect dialect;
     /** The queue's tables. */
     protected final WorkTables t;
     /** The dialect's current-time expression. */
     protected final String now;
+    /** How statements on one job found by its primary key begin. */
+    protected final ById byId;
 
     private final Sql insert;
     private final Sql candidates;
@@ -69,9 +98,19 @@ public class StandardWorkStore implements WorkStore {
      * @param tables  the queue's tables
      */
     public StandardWorkStore(Dialect dialect, WorkTables tables) {
+        this(dialect, tables, ById.standard(tables));
+    }
+
+    /**
+     * @param dialect the dialect
+     * @param tables  the queue's tables
+     * @param byId    how statements on one job found by its primary key begin
+     */
+    protected StandardWorkStore(Dialect dialect, WorkTables tables, ById byId) {
         this.dialect = dialect;
         this.t = tables;
         this.now = dialect.nowMillis();
+        this.byId = byId;
         String live = "state = " + WorkTables.LIVE;
         String dead = "state = " + WorkTables.DEAD;
         insert = Sql.of("INSERT INTO " + t.jobs() + " (payload, prio, state, due_ms, attempts, enqueued_ms) VALUES (:payload, :prio, "
@@ -84,9 +123,9 @@ public class StandardWorkStore implements WorkStore {
         cursorSelect = Sql.of("SELECT last_id FROM " + t.cursors() + " WHERE cursor_name = :cursor");
         cursorInsert = Sql.of("INSERT INTO " + t.cursors() + " (cursor_name, last_id) VALUES (:cursor, 0)");
         cursorMove = Sql.of("UPDATE " + t.cursors() + " SET last_id = :last WHERE cursor_name = :cursor");
-        String mine = " WHERE id = :id AND lease_token = :token AND " + dialect.liveJobById();
-        String update = dialect.updateJobById(t.jobs());
-        ack = Sql.of(dialect.deleteJobById(t.jobs()) + mine);
+        String mine = " WHERE id = :id AND lease_token = :token AND " + byId.live();
+        String update = byId.update();
+        ack = Sql.of(byId.delete() + mine);
         // State is assigned before attempts: MySQL evaluates single-table SET clauses left to right.
         nack = Sql.of(update + " SET state = CASE WHEN attempts + 1 >= :max THEN " + WorkTables.DEAD
                 + " ELSE " + WorkTables.LIVE + " END, attempts = attempts + 1, due_ms = " + now

@@ -2,6 +2,7 @@ package dev.rowqueue.db2;
 
 import dev.rowqueue.Capability;
 import dev.rowqueue.RingOptions;
+import dev.rowqueue.spi.ColumnTypes;
 import dev.rowqueue.spi.CounterStore;
 import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.DatabaseProduct;
@@ -9,6 +10,7 @@ import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.MergeSingleWriterRingStore;
 import dev.rowqueue.spi.RingStore;
 import dev.rowqueue.spi.RingTables;
+import dev.rowqueue.spi.Schema;
 import dev.rowqueue.spi.Sql;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.WorkStore;
@@ -50,6 +52,10 @@ public class Db2Dialect extends Dialect {
     public static final String NAME = "db2";
     /** Payload length in characters: at most 3 UTF-8 bytes per Java {@code char}, 30,000 bytes. */
     static final int MAX_PAYLOAD = 10_000;
+    private static final ColumnTypes TYPES = ColumnTypes.STANDARD
+            .with(Schema.Type.KEY, Db2Keys.COLUMN_TYPE)
+            .with(Schema.Type.PAYLOAD, "VARCHAR(" + 3 * MAX_PAYLOAD + " OCTETS)")
+            .with(Schema.Type.ERROR_TEXT, "VARCHAR(" + 3 * ERROR_LENGTH + " OCTETS)");
 
     /**
      * @param product a Db2 LUW database, 11.1 or later
@@ -90,20 +96,13 @@ public class Db2Dialect extends Dialect {
 
     // ---------------------------------------------------------------- types and DDL
 
+    /**
+     * Keys as bytes ({@link Db2Keys#COLUMN_TYPE}); payloads and error texts in explicit OCTETS, so a database whose
+     * default string unit is CODEUNITS32 does not change the limit.
+     */
     @Override
-    protected String keyType() {
-        return Db2Keys.COLUMN_TYPE;
-    }
-
-    /** Explicit OCTETS, so a database whose default string unit is CODEUNITS32 does not change the limit. */
-    @Override
-    protected String payloadType() {
-        return "VARCHAR(" + 3 * MAX_PAYLOAD + " OCTETS)";
-    }
-
-    @Override
-    protected String errorType() {
-        return "VARCHAR(" + 3 * ERROR_LENGTH + " OCTETS)";
+    protected ColumnTypes columnTypes() {
+        return TYPES;
     }
 
     // ---------------------------------------------------------------- binding

@@ -1,6 +1,7 @@
 package dev.rowqueue.db2;
 
 import dev.rowqueue.spi.RingTables;
+import dev.rowqueue.spi.Schema;
 import dev.rowqueue.spi.Sql;
 import dev.rowqueue.spi.StandardRingStore;
 
@@ -26,7 +27,7 @@ final class Db2RingStore extends StandardRingStore {
                 + " SET last_seq = last_seq + :n WHERE grp = :grp AND last_seq <= :max)");
         String now = dialect.nowMillis();
         merge = Sql.of("MERGE INTO " + t.entries() + " e USING (VALUES (CAST(:grp AS " + Db2Keys.COLUMN_TYPE + "),"
-                + " CAST(:slot AS INTEGER), CAST(:seq AS BIGINT), CAST(:payload AS " + dialect.payloadType() + ")))"
+                + " CAST(:slot AS INTEGER), CAST(:seq AS BIGINT), CAST(:payload AS " + dialect.typeOf(Schema.Type.PAYLOAD) + ")))"
                 + " AS s (grp, slot, seq, payload) ON e.grp = s.grp AND e.slot = s.slot"
                 + " WHEN MATCHED THEN UPDATE SET seq = s.seq, payload = s.payload, pushed_ms = " + now
                 + " WHEN NOT MATCHED THEN INSERT (grp, slot, seq, payload, pushed_ms)"

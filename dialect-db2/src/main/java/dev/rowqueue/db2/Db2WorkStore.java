@@ -2,6 +2,7 @@ package dev.rowqueue.db2;
 
 import dev.rowqueue.Job;
 import dev.rowqueue.spi.Jdbc;
+import dev.rowqueue.spi.Schema;
 import dev.rowqueue.spi.Sql;
 import dev.rowqueue.spi.SqlOp;
 import dev.rowqueue.spi.StandardWorkStore;
@@ -44,7 +45,7 @@ final class Db2WorkStore extends StandardWorkStore {
 
     Db2WorkStore(Db2Dialect dialect, WorkTables tables) {
         super(dialect, tables);
-        payloadType = dialect.payloadType();
+        payloadType = dialect.typeOf(Schema.Type.PAYLOAD);
         claim = lease("ORDER BY prio DESC, due_ms, id", " INCLUDE (claim_due BIGINT)", ", claim_due = due_ms",
                 "prio DESC, claim_due, id");
         rotateAfter = lease("AND id > :last ORDER BY id", "", "", "id");

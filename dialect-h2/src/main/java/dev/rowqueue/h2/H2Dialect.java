@@ -3,12 +3,14 @@ package dev.rowqueue.h2;
 import dev.rowqueue.Capability;
 import dev.rowqueue.RingOptions;
 import dev.rowqueue.RingStrategy;
+import dev.rowqueue.spi.ColumnTypes;
 import dev.rowqueue.spi.CounterStore;
 import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.RingStore;
 import dev.rowqueue.spi.RingTables;
+import dev.rowqueue.spi.Schema;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.WorkStore;
 import dev.rowqueue.spi.WorkTables;
@@ -34,6 +36,7 @@ public class H2Dialect extends Dialect {
     public static final String NAME = "h2";
     /** Payload column length: H2 holds up to a million characters in {@code CHARACTER VARYING} comfortably. */
     static final int MAX_PAYLOAD = 1_000_000;
+    private static final ColumnTypes TYPES = ColumnTypes.STANDARD.with(Schema.Type.PAYLOAD, "CHARACTER VARYING(%d)");
 
     /**
      * @param product an H2 2.x database
@@ -53,20 +56,15 @@ public class H2Dialect extends Dialect {
                 Capability.UPSERT, Capability.SINGLE_WRITER_RING));
     }
 
-    /** H2 runs at READ COMMITTED unless told otherwise, and the check is cheap in-process; keep it. */
-    @Override
-    public boolean enforceReadCommitted() {
-        return true;
-    }
-
     @Override
     public int maxPayloadLength() {
         return MAX_PAYLOAD;
     }
 
+    /** Payloads are {@code CHARACTER VARYING} of {@link #MAX_PAYLOAD} characters. */
     @Override
-    protected String payloadType() {
-        return "CHARACTER VARYING(" + MAX_PAYLOAD + ")";
+    protected ColumnTypes columnTypes() {
+        return TYPES;
     }
 
     @Override
@@ -90,11 +88,6 @@ public class H2Dialect extends Dialect {
     @Override
     protected boolean safeRingsIndexSeq() {
         return false;
-    }
-
-    /** @return the column type of group names, for a cast of a parameter */
-    String groupType() {
-        return keyType();
     }
 
     @Override

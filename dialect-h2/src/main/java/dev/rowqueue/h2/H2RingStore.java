@@ -2,6 +2,7 @@ package dev.rowqueue.h2;
 
 import dev.rowqueue.spi.Jdbc;
 import dev.rowqueue.spi.RingTables;
+import dev.rowqueue.spi.Schema;
 import dev.rowqueue.spi.Sql;
 import dev.rowqueue.spi.SqlOp;
 import dev.rowqueue.spi.StandardRingStore;
@@ -47,7 +48,7 @@ final class H2RingStore extends StandardRingStore {
                 + " SET last_seq = last_seq + :n WHERE grp = :grp AND last_seq <= :max)");
         merge = Sql.of("MERGE INTO " + t.entries() + " (grp, slot, seq, payload, pushed_ms) KEY (grp, slot)"
                 + " VALUES (:grp, :slot, :seq, :payload, " + now + ")");
-        String head = "MERGE INTO " + t.heads() + " h USING (VALUES (CAST(:grp AS " + dialect.groupType()
+        String head = "MERGE INTO " + t.heads() + " h USING (VALUES (CAST(:grp AS " + dialect.typeOf(Schema.Type.KEY)
                 + "))) AS v(grp) ON h.grp = v.grp WHEN MATCHED AND h.last_seq < " + Long.MAX_VALUE
                 + " THEN UPDATE SET last_seq = h.last_seq + 1 WHEN NOT MATCHED THEN INSERT (grp, last_seq)"
                 + " VALUES (v.grp, 1)";

@@ -3,12 +3,14 @@ package dev.rowqueue.mysql;
 import dev.rowqueue.Capability;
 import dev.rowqueue.RingOptions;
 import dev.rowqueue.RingStrategy;
+import dev.rowqueue.spi.ColumnTypes;
 import dev.rowqueue.spi.CounterStore;
 import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.RingStore;
 import dev.rowqueue.spi.RingTables;
+import dev.rowqueue.spi.Schema;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.WorkStore;
 import dev.rowqueue.spi.WorkTables;
@@ -128,6 +130,7 @@ public class MySqlDialect extends Dialect {
     private final ClaimPath claimPath;
     private final SingleWriterStatement singleWriter;
     private final KeyType keyType;
+    private final ColumnTypes types;
 
     /**
      * @param name         the dialect's name ({@link #MYSQL} or {@link #MARIADB})
@@ -152,6 +155,7 @@ public class MySqlDialect extends Dialect {
             throw new IllegalArgumentException(OPTION_KEY_TYPE + "=" + keyType.value() + " needs a NO PAD binary"
                     + " collation (MySQL 8.0.17+, MariaDB 10.2.2+); the server is " + version);
         }
+        this.types = types();
     }
 
     /**
@@ -261,14 +265,6 @@ public class MySqlDialect extends Dialect {
         return hasInsertReturning(version);
     }
 
-    /**
-     * @param v a server
-     * @return whether {@code CREATE INDEX IF NOT EXISTS} is available (MariaDB; MySQL has none)
-     */
-    static boolean hasCreateIndexIfNotExists(ServerVersion v) {
-        return v.mariaDb();
-    }
-
     /** @return the server's product and full version */
     public ServerVersion version() {
         return version;
@@ -347,26 +343,22 @@ public class MySqlDialect extends Dialect {
         return version.mariaDb() ? "utf8mb4_nopad_bin" : "utf8mb4_0900_bin";
     }
 
+    /**
+     * Keys in the exact binary collation ({@code VARCHAR}) or as bytes ({@code VARBINARY}); payloads
+     * {@code MEDIUMTEXT}; text in utf8mb4 with the exact collation; the job id {@code AUTO_INCREMENT}.
+     */
     @Override
-    protected String keyType() {
-        return keyType == KeyType.VARCHAR
-                ? "VARCHAR(" + KEY_LENGTH + ") CHARACTER SET utf8mb4 COLLATE " + binaryCollation()
-                : "VARBINARY(" + KEY_BYTES + ")";
+    protected ColumnTypes columnTypes() {
+        return types;
     }
 
-    @Override
-    protected String payloadType() {
-        return "MEDIUMTEXT CHARACTER SET utf8mb4 COLLATE " + binaryCollation();
-    }
-
-    @Override
-    protected String errorType() {
-        return "VARCHAR(" + ERROR_LENGTH + ") CHARACTER SET utf8mb4 COLLATE " + binaryCollation();
-    }
-
-    @Override
-    protected String identityColumn() {
-        return "BIGINT NOT NULL AUTO_INCREMENT";
+    private ColumnTypes types() {
+        String text = " CHARACTER SET utf8mb4 COLLATE " + binaryCollation();
+        return ColumnTypes.STANDARD
+                .with(Schema.Type.KEY, keyType == KeyType.VARCHAR ? "VARCHAR(%d)" + text : "VARBINARY(" + KEY_BYTES + ")")
+                .with(Schema.Type.PAYLOAD, "MEDIUMTEXT" + text)
+                .with(Schema.Type.ERROR_TEXT, "VARCHAR(%d)" + text)
+                .with(Schema.Type.IDENTITY, "BIGINT NOT NULL AUTO_INCREMENT");
     }
 
     @Override
@@ -375,24 +367,30 @@ public class MySqlDialect extends Dialect {
     }
 
     /**
-     * InnoDB explicitly (the queues need row locks and transactions), utf8mb4 with the exact collation, and, for
-     * 800-byte VARCHAR keys, the DYNAMIC row format whose index prefixes reach 3072 bytes.
+     * Indexes are declared inside CREATE TABLE IF NOT EXISTS (MySQL has no {@code CREATE INDEX IF NOT EXISTS}), so
+     * creating the schema twice is harmless everywhere. InnoDB explicitly (the queues need row locks and
+     * transactions), utf8mb4 with the exact collation, and, for 800-byte VARCHAR keys, the DYNAMIC row format whose
+     * index prefixes reach 3072 bytes. The claim index {@code (state, prio DESC, due_ms, id)}: MySQL 8+ and MariaDB
+     * 10.8+ store the descending part, so a claim walks it in claim order and stops after the batch; older servers
+     * parse and ignore {@code DESC} and sort instead.
      */
     @Override
-    protected String tableSuffix() {
-        return " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=" + binaryCollation()
-                + (keyType == KeyType.VARCHAR ? " ROW_FORMAT=DYNAMIC" : "");
+    protected List<String> tableDdl(Schema.Table t) {
+        StringBuilder indexes = new StringBuilder();
+        for (Schema.Index i : t.indexes()) {
+            indexes.append(", ").append(i.unique() ? "UNIQUE KEY " : "KEY ").append(i.name()).append(" (")
+                    .append(String.join(", ", i.columns())).append(')');
+        }
+        Schema.Table noChecks = new Schema.Table(t.name(), t.columns(), t.primaryKey(), List.of(), List.of());
+        StringBuilder checks = new StringBuilder();
+        for (String check : t.checks()) {
+            checks.append(", CHECK (").append(check).append(')');
+        }
+        return List.of("CREATE TABLE IF NOT EXISTS " + t.name() + " (" + tableElements(noChecks) + indexes + checks
+                + ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=" + binaryCollation()
+                + (keyType == KeyType.VARCHAR ? " ROW_FORMAT=DYNAMIC" : ""));
     }
 
-    /** MySQL has no {@code CREATE INDEX IF NOT EXISTS}; MariaDB has. rowqueue declares its indexes in CREATE TABLE. */
-    @Override
-    protected String createIndex(String index, String table, String columns, boolean unique) {
-        return "CREATE " + (unique ? "UNIQUE " : "") + "INDEX "
-                + (hasCreateIndexIfNotExists(version) ? "IF NOT EXISTS " : "") + index + " ON " + table + " ("
-                + columns + ")";
-    }
-
-    /** Indexes are declared inside CREATE TABLE IF NOT EXISTS, so creating the schema twice is harmless everywhere. */
     /**
      * On MariaDB 10.5+ a safe ring also gets its push trigger ({@link MySqlRingStore#triggerDdl}), and its entries
      * table the check {@code seq >= 0}, which fails a trigger push whose trigger is gone instead of writing the
@@ -403,36 +401,14 @@ public class MySqlDialect extends Dialect {
     @Override
     public List<String> ringDdl(RingTables t, RingOptions options) {
         boolean trigger = options.strategy() == RingStrategy.SAFE && triggerPush();
-        List<String> ddl = new ArrayList<>(List.of(
-                createTable(t.entries(), "grp " + keyType() + " NOT NULL, slot " + intType() + " NOT NULL, seq "
-                        + bigintType() + " NOT NULL, payload " + payloadType() + " NOT NULL, pushed_ms " + bigintType()
-                        + " NOT NULL, PRIMARY KEY (grp, slot)"
-                        + (trigger ? ", CHECK (seq >= 0)" : ", UNIQUE KEY " + t.seqIndex() + " (grp, seq)")),
-                createTable(t.heads(), "grp " + keyType() + " NOT NULL, last_seq " + bigintType()
-                        + " NOT NULL, PRIMARY KEY (grp)")));
+        Schema.Table entries = Schema.ringEntries(t, !trigger);
+        List<String> ddl = new ArrayList<>(create(trigger ? entries.withCheck("seq >= 0") : entries,
+                Schema.ringHeads(t)));
         if (trigger) {
             ddl.add(MySqlRingStore.triggerDdl(t, options.capacity()));
         }
         return List.copyOf(ddl);
     }
-
-    /**
-     * The claim index is {@code (state, prio DESC, due_ms, id)}: MySQL 8+ and MariaDB 10.8+ store the descending
-     * part, so a claim walks it in claim order and stops after the batch; older servers parse and ignore
-     * {@code DESC} and sort instead.
-     */
-    @Override
-    public List<String> workDdl(WorkTables t) {
-        return List.of(
-                createTable(t.jobs(), "id " + identityColumn() + ", payload " + payloadType() + " NOT NULL, prio "
-                        + intType() + " NOT NULL, state " + smallintType() + " NOT NULL, due_ms " + bigintType()
-                        + " NOT NULL, attempts " + intType() + " NOT NULL, lease_token " + bigintType()
-                        + ", enqueued_ms " + bigintType() + " NOT NULL, last_error " + errorType()
-                        + ", PRIMARY KEY (id), KEY " + t.claimIndex() + " (state, prio DESC, due_ms, id)"),
-                createTable(t.cursors(), "cursor_name " + keyType() + " NOT NULL, last_id " + bigintType()
-                        + " NOT NULL, PRIMARY KEY (cursor_name)"));
-    }
-
 
     /** InnoDB keeps the counter at least one above the highest id, so this never moves ids backwards. */
     @Override
@@ -450,22 +426,6 @@ public class MySqlDialect extends Dialect {
     @Override
     public String skipLocked() {
         return claimPath == ClaimPath.SKIP_LOCKED ? " FOR UPDATE SKIP LOCKED" : "";
-    }
-
-    /**
-     * Forces the primary key: with {@code state} in the WHERE clause the optimizer would estimate the claim index's
-     * range ({@code btr_estimate_n_rows_in_range}), diving into its head, where leases and acks hold page latches
-     * under load; measured on MariaDB 11.4 with 16 consumers, that estimate was the largest single cost of an ack.
-     */
-    @Override
-    public String updateJobById(String jobs) {
-        return "UPDATE " + jobs + " FORCE INDEX (PRIMARY)";
-    }
-
-    /** The multi-table form of DELETE, the one that takes an index hint, on one table. */
-    @Override
-    public String deleteJobById(String jobs) {
-        return "DELETE " + jobs + " FROM " + jobs + " FORCE INDEX (PRIMARY)";
     }
 
     /**

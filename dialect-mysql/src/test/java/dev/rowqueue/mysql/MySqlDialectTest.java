@@ -3,6 +3,7 @@ package dev.rowqueue.mysql;
 import dev.rowqueue.Capability;
 import dev.rowqueue.RingOptions;
 import dev.rowqueue.RingStrategy;
+import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.SqlErrorKind;
@@ -13,6 +14,7 @@ import java.math.BigInteger;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransactionRollbackException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -146,10 +148,22 @@ class MySqlDialectTest {
     }
 
     @Test
-    void create_index_if_not_exists_is_mariadb_only() {
-        assertTrue(dialect(mariaDb("10.11.6-MariaDB")).createIndex("i", "t", "a", false)
-                .startsWith("CREATE INDEX IF NOT EXISTS i ON t"));
-        assertEquals("CREATE UNIQUE INDEX i ON t (a)", dialect(mysql("8.4.3")).createIndex("i", "t", "a", true));
+    void every_table_declares_its_indexes_so_the_schema_is_idempotent_on_mysql_too() {
+        for (MySqlDialect d : List.of(dialect(mysql("8.4.3")), dialect(mariaDb("10.4.34-MariaDB")),
+                dialect(mariaDb("11.4.5-MariaDB")))) {
+            List<String> ddl = new ArrayList<>(d.catalogDdl());
+            for (RingStrategy s : RingStrategy.values()) {
+                if (d.supports(s)) {
+                    ddl.addAll(d.ringDdl(RingTables.of("views"), RingOptions.capacity(10).strategy(s)));
+                }
+            }
+            ddl.addAll(d.workDdl(WorkTables.of("mail")));
+            ddl.addAll(d.counterDdl(CounterTable.of("sales")));
+            for (String statement : ddl) {
+                assertTrue(statement.startsWith("CREATE TABLE IF NOT EXISTS ")
+                        || statement.startsWith("CREATE TRIGGER IF NOT EXISTS "), d + ": " + statement);
+            }
+        }
     }
 
     // ---------------------------------------------------------------- options

@@ -3,12 +3,14 @@ package dev.rowqueue.postgres;
 import dev.rowqueue.Capability;
 import dev.rowqueue.RingOptions;
 import dev.rowqueue.RingStrategy;
+import dev.rowqueue.spi.ColumnTypes;
 import dev.rowqueue.spi.CounterStore;
 import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.RingStore;
 import dev.rowqueue.spi.RingTables;
+import dev.rowqueue.spi.Schema;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.WakeupSource;
 import dev.rowqueue.spi.WorkStore;
@@ -100,14 +102,17 @@ public class PostgresDialect extends Dialect {
         return Collections.unmodifiableSet(c);
     }
 
+    private static final ColumnTypes TYPES = ColumnTypes.STANDARD.with(Schema.Type.PAYLOAD, "TEXT");
+
     @Override
     public int maxPayloadLength() {
         return MAX_PAYLOAD;
     }
 
+    /** Payloads are {@code TEXT}. */
     @Override
-    protected String payloadType() {
-        return "TEXT";
+    protected ColumnTypes columnTypes() {
+        return TYPES;
     }
 
     /**
@@ -198,30 +203,11 @@ public class PostgresDialect extends Dialect {
      * jobs, for dead-letter listing, revival and purging.
      */
     @Override
-    protected List<String> workIndexes(WorkTables t) {
-        return List.of(
-                createIndex(t.claimIndex(), t.jobs(), "prio DESC, due_ms, id", false) + " WHERE state = "
-                        + WorkTables.LIVE,
-                createIndex(deadIndex(t), t.jobs(), "id", false) + " WHERE state = " + WorkTables.DEAD);
-    }
-
-    /**
-     * {@code state + 0 = 0}: the same test, which the planner cannot match with the partial claim index's
-     * {@code WHERE state = 0}. With {@code state = 0}, a new queue's generic plan (no statistics yet; pgjdbc prepares
-     * a statement on the server from its fifth execution) looked for acked jobs by scanning the whole claim index:
-     * 25 ms for 10 acks among 20,000 jobs, where the primary key takes 0.05 ms. {@code PostgresGenericPlanTest}.
-     */
-    @Override
-    public String liveJobById() {
-        return "state + 0 = " + WorkTables.LIVE;
-    }
-
-    /**
-     * @param t a work queue's tables
-     * @return the name of its dead-letter index
-     */
-    static String deadIndex(WorkTables t) {
-        return t.deadIndex();
+    public List<String> workDdl(WorkTables t) {
+        Schema.Table jobs = Schema.jobs(t).withIndexes(List.of(
+                Schema.Index.on(t.claimIndex(), false, "prio DESC", "due_ms", "id").where("state = " + WorkTables.LIVE),
+                Schema.Index.on(t.deadIndex(), false, "id").where("state = " + WorkTables.DEAD)));
+        return create(jobs, Schema.cursors(t));
     }
 
     @Override

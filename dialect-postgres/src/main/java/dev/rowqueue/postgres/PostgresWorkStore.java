@@ -45,6 +45,15 @@ import java.util.Set;
  */
 final class PostgresWorkStore extends StandardWorkStore {
 
+    /**
+     * The liveness test of statements on one job found by its primary key: {@code state + 0 = 0}, the same test,
+     * which the planner cannot match with the partial claim index's {@code WHERE state = 0}. With {@code state = 0},
+     * a new queue's generic plan (no statistics yet; pgjdbc prepares a statement on the server from its fifth
+     * execution) looked for acked jobs by scanning the whole claim index: 25 ms for 10 acks among 20,000 jobs, where
+     * the primary key takes 0.05 ms. {@code PostgresGenericPlanTest}.
+     */
+    static final String LIVE_BY_ID = "state + 0 = " + WorkTables.LIVE;
+
     private final String channel;
     private final Sql enqueue;
     private final Sql enqueueOne;
@@ -58,7 +67,7 @@ final class PostgresWorkStore extends StandardWorkStore {
     private final Sql cursor;
 
     PostgresWorkStore(PostgresDialect dialect, WorkTables tables, boolean notify) {
-        super(dialect, tables);
+        super(dialect, tables, ById.standard(tables).withLive(LIVE_BY_ID));
         this.channel = PostgresDialect.channel(tables);
         String live = "state = " + WorkTables.LIVE;
         String jobs = t.jobs();
@@ -94,15 +103,15 @@ final class PostgresWorkStore extends StandardWorkStore {
         // waits for a row lock only while it holds none of its claim's (no lock-order cycle between consumers)
         String handoff = " SELECT FALSE AS claimed, a.id" + nulls + " FROM a UNION ALL SELECT TRUE, u.* FROM u";
         ackOneAndClaim = Sql.of("WITH a AS (DELETE FROM " + jobs + " WHERE id = :id AND lease_token = :tok AND "
-                + dialect.liveJobById()
+                + byId.live()
                 + " RETURNING id), c AS " + materialized + "(" + lock.formatted(" AND id <> :id") + "), u AS ("
                 + lease + ")" + handoff);
         ackManyAndClaim = Sql.of("WITH a AS (DELETE FROM " + jobs + " WHERE id = ANY(CAST(:ids AS BIGINT[]))"
                 + " AND lease_token = (CAST(:toks AS BIGINT[]))[array_position(CAST(:ids AS BIGINT[]), id)] AND "
-                + dialect.liveJobById()
+                + byId.live()
                 + " RETURNING id), c AS " + materialized + "(" + lock.formatted(" AND id <> ALL(CAST(:ids AS"
                 + " BIGINT[]))") + "), u AS (" + lease + ")" + handoff);
-        String mine = " WHERE id = :id AND lease_token = :token AND " + dialect.liveJobById();
+        String mine = " WHERE id = :id AND lease_token = :token AND " + byId.live();
         String nackUpdate = "UPDATE " + jobs + " SET state = CASE WHEN attempts + 1 >= :max THEN " + WorkTables.DEAD
                 + " ELSE " + WorkTables.LIVE + " END, attempts = attempts + 1, due_ms = " + now
                 + " + :delay, last_error = :error, lease_token = NULL" + mine + " RETURNING state";
