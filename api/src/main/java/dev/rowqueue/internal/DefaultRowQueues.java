@@ -68,13 +68,14 @@ public final class DefaultRowQueues implements RowQueues {
      */
     public static RowQueues create(Settings s) {
         DatabaseProduct product;
+        Dialect dialect;
         try (Connection c = s.dataSource().getConnection()) {
             product = DatabaseProduct.of(c.getMetaData());
+            dialect = DialectResolver.resolve(s.dialects(), s.dialectName(), product, s.dialectOptions(), c);
         } catch (SQLException e) {
-            throw new RowQueueException("cannot read the database's metadata to choose a dialect: "
+            throw new RowQueueException("cannot read the database's metadata, or ask it what it accepts, to choose a dialect: "
                     + Errors.describe(e), e);
         }
-        Dialect dialect = DialectResolver.resolve(s.dialects(), s.dialectName(), product, s.dialectOptions());
         int max = dialect.maxPayloadLength();
         if (s.maxPayloadLength() > max) {
             throw new IllegalArgumentException("maxPayloadLength " + s.maxPayloadLength() + " exceeds what dialect "
@@ -89,8 +90,8 @@ public final class DefaultRowQueues implements RowQueues {
         Context context = new Context(dialect, executor, max, s.pollInterval(), wakeups, new ClaimGates(claims));
         DatabaseInfo info = new DatabaseInfo(product.productName(), product.productVersion(),
                 product.driverName() + " " + product.driverVersion(), dialect.name(), dialect.capabilities(), max);
-        log.info("rowqueue: {} {} served by dialect '{}' with {}; claims of one queue at once: {}",
-                product.productName(), product.productVersion(), dialect.name(), dialect.capabilities(),
+        log.info("rowqueue: {} served by dialect '{}' with {}; claims of one queue at once: {}",
+                dialect, dialect.name(), dialect.capabilities(),
                 claims == Integer.MAX_VALUE ? "no limit" : claims);
         return new DefaultRowQueues(context, new SchemaManager(dialect, executor, s.createSchema()), info);
     }

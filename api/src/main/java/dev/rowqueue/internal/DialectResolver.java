@@ -7,6 +7,8 @@ import dev.rowqueue.spi.PortableDialect;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -65,25 +67,43 @@ public final class DialectResolver {
 
     static Dialect resolve(List<DialectProvider> explicit, String name, DatabaseProduct product,
                            Map<String, String> options) {
+        try {
+            return resolve(explicit, name, product, options, null);
+        } catch (SQLException e) {
+            throw new IllegalStateException("unreachable: no connection to fail", e);
+        }
+    }
+
+    /**
+     * @param connection a connection the dialect may ask what the database accepts, or {@code null} for none
+     */
+    static Dialect resolve(List<DialectProvider> explicit, String name, DatabaseProduct product,
+                           Map<String, String> options, Connection connection) throws SQLException {
         if (name != null) {
             DialectProvider forced = byName(explicit, name);
             if (!forced.supports(product)) {
                 log.warn("rowqueue: dialect '{}' was forced but does not recognise {}; using it anyway",
                         forced.name(), product.describe());
             }
-            return forced.create(product, options);
+            return create(forced, product, options, connection);
         }
         List<DialectProvider> candidates = new ArrayList<>(explicit);
         candidates.addAll(discovered());
         for (DialectProvider provider : candidates) {
             if (provider.supports(product)) {
-                return provider.create(product, options);
+                return create(provider, product, options, connection);
             }
         }
         log.warn("rowqueue: no dialect module recognises '{}' (driver {} {}); falling back to the portable"
-                        + " standard-SQL dialect. It is correct but slower; add the database's dialect module, or"
-                        + " run the TCK against it with 'rowqueue tck'.", product.describe(), product.driverName(),
-                product.driverVersion());
-        return new PortableDialect.Provider().create(product, options);
+                        + " standard-SQL dialect, which asks the database what it accepts. It is correct but slower;"
+                        + " add the database's dialect module, or run the TCK against it with 'rowqueue tck'.",
+                product.describe(), product.driverName(), product.driverVersion());
+        return create(new PortableDialect.Provider(), product, options, connection);
+    }
+
+    private static Dialect create(DialectProvider provider, DatabaseProduct product, Map<String, String> options,
+                                  Connection connection) throws SQLException {
+        return connection == null ? provider.create(product, options)
+                : provider.create(product, options, connection);
     }
 }

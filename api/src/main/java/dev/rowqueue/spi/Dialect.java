@@ -130,7 +130,8 @@ public abstract class Dialect {
     }
 
     /**
-     * Prepares a binder and binds {@code :now} if the statement uses it.
+     * Prepares a binder, with this dialect's {@link #keyCodec()} for key parameters, and binds {@code :now} if the
+     * statement uses it.
      *
      * @param sql the statement
      * @param ps  a statement prepared from it
@@ -138,21 +139,30 @@ public abstract class Dialect {
      * @throws SQLException from the driver
      */
     public Sql.Binder bind(Sql sql, java.sql.PreparedStatement ps) throws SQLException {
-        return sql.bind(ps).setIfPresent("now", clock().millis());
+        return sql.bind(ps, keyCodec()).setIfPresent("now", clock().millis());
     }
 
     /**
-     * Reads a key column (a ring group or a counter key) of a result row. Keys are bound as text through
-     * {@link #bind}; a dialect that stores them otherwise binds and reads them here. The default is
-     * {@code getString}.
+     * Reads a key column (a ring group, a counter key or a cursor name) of a result row with this dialect's
+     * {@link #keyCodec()}.
      *
      * @param rs     a result set on a row
      * @param column the column's 1-based index
      * @return the key
      * @throws SQLException from the driver
      */
-    public String readKey(java.sql.ResultSet rs, int column) throws SQLException {
-        return rs.getString(column);
+    public final String readKey(java.sql.ResultSet rs, int column) throws SQLException {
+        return keyCodec().read(rs, column);
+    }
+
+    /**
+     * How keys are stored: as they are ({@link KeyCodec#TEXT}, the default), or in a form that a database comparing
+     * text blank-padded or without case keeps apart.
+     *
+     * @return the codec
+     */
+    protected KeyCodec keyCodec() {
+        return KeyCodec.TEXT;
     }
 
     // ---------------------------------------------------------------- types and DDL

@@ -1,5 +1,7 @@
 package dev.rowqueue.spi;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.Map;
 
 /**
@@ -33,4 +35,21 @@ public interface DialectProvider {
      * @return the dialect
      */
     Dialect create(DatabaseProduct product, Map<String, String> options);
+
+    /**
+     * Creates the dialect for one database, which it may ask what it accepts (probe statements, settings) on the
+     * connection given. Called once when a {@code RowQueues} instance starts; the connection is in auto-commit mode
+     * and must be left so. The default ignores the connection ({@link #create(DatabaseProduct, Map)}); rendering DDL
+     * without a database (the command line's {@code schema}) calls that one.
+     *
+     * @param product    the database
+     * @param options    dialect options from the builder
+     * @param connection a connection to the database
+     * @return the dialect
+     * @throws SQLException if asking the database failed
+     */
+    default Dialect create(DatabaseProduct product, Map<String, String> options, Connection connection)
+            throws SQLException {
+        return create(product, options);
+    }
 }

@@ -93,12 +93,14 @@ public final class Sql {
 
     /**
      * @param connection   where to prepare
-     * @param generatedKey the generated key column to return
+     * @param generatedKey the generated key column to return, or {@code null} for the driver's choice
+     *                     ({@link java.sql.Statement#RETURN_GENERATED_KEYS})
      * @return a prepared statement returning that key
      * @throws SQLException from the driver
      */
     public PreparedStatement prepare(Connection connection, String generatedKey) throws SQLException {
-        return connection.prepareStatement(jdbc, new String[] {generatedKey});
+        return generatedKey == null ? connection.prepareStatement(jdbc, java.sql.Statement.RETURN_GENERATED_KEYS)
+                : connection.prepareStatement(jdbc, new String[] {generatedKey});
     }
 
     /**
@@ -106,7 +108,16 @@ public final class Sql {
      * @return a binder that sets parameters by name
      */
     public Binder bind(PreparedStatement statement) {
-        return new Binder(statement);
+        return new Binder(statement, KeyCodec.TEXT);
+    }
+
+    /**
+     * @param statement a statement prepared from this SQL
+     * @param keys      how the text of parameters named in {@link KeyCodec#PARAMETERS} is bound
+     * @return a binder that sets parameters by name
+     */
+    public Binder bind(PreparedStatement statement, KeyCodec keys) {
+        return new Binder(statement, keys);
     }
 
     @Override
@@ -117,10 +128,12 @@ public final class Sql {
     /** Sets named parameters on a prepared statement. */
     public final class Binder {
         private final PreparedStatement ps;
+        private final KeyCodec keys;
         private final BitSet bound = new BitSet(params.length);
 
-        private Binder(PreparedStatement ps) {
+        private Binder(PreparedStatement ps, KeyCodec keys) {
             this.ps = ps;
+            this.keys = keys;
         }
 
         private interface Setter {
@@ -169,6 +182,9 @@ public final class Sql {
          * @throws SQLException from the driver
          */
         public Binder set(String name, String value) throws SQLException {
+            if (KeyCodec.PARAMETERS.contains(name)) {
+                return each(name, i -> keys.bind(ps, i, value));
+            }
             return each(name, i -> {
                 if (value == null) {
                     ps.setNull(i, Types.VARCHAR);
@@ -186,6 +202,25 @@ public final class Sql {
          */
         public Binder setArray(String name, java.sql.Array value) throws SQLException {
             return each(name, i -> ps.setArray(i, value));
+        }
+
+        /**
+         * Limits a query's rows: binds {@code name} where the statement has the parameter (a row limit clause of the
+         * dialect's), else sets the cursor's fetch size and maximum rows, so that only {@code rows} rows are fetched
+         * (and, under {@code FOR UPDATE SKIP LOCKED}, locked).
+         *
+         * @param name the row limit parameter
+         * @param rows the most rows wanted
+         * @return this binder
+         * @throws SQLException from the driver
+         */
+        public Binder limit(String name, int rows) throws SQLException {
+            if (has(name)) {
+                return setInt(name, rows);
+            }
+            ps.setFetchSize(rows);
+            ps.setMaxRows(rows);
+            return this;
         }
 
         /**

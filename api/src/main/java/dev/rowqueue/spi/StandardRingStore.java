@@ -289,7 +289,7 @@ public class StandardRingStore implements RingStore {
             try (PreparedStatement ps = sql.prepare(c)) {
                 Sql.Binder b = dialect.bind(sql, ps).set("grp", group);
                 if (limit > 0) {
-                    b.setInt("limit", limit);
+                    b.limit("limit", limit);
                 }
                 b.done();
                 return Jdbc.entries(ps);

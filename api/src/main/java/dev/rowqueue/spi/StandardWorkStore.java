@@ -276,14 +276,7 @@ public class StandardWorkStore implements WorkStore {
      */
     protected List<Long> select(Connection c, Sql sql, int n, long last) throws SQLException {
         try (PreparedStatement ps = sql.prepare(c)) {
-            Sql.Binder b = dialect.bind(sql, ps);
-            if (sql.has("n")) {
-                b.setInt("n", n);
-            } else {
-                // no row limit in the SQL (see Dialect.lockingLimit): fetch, and so lock, only n rows
-                ps.setFetchSize(n);
-                ps.setMaxRows(n);
-            }
+            Sql.Binder b = dialect.bind(sql, ps).limit("n", n);
             if (sql.has("last")) {
                 b.set("last", last);
             }
@@ -391,7 +384,7 @@ public class StandardWorkStore implements WorkStore {
     public SqlOp<List<Job>> dead(int limit) {
         return SqlOp.read(c -> {
             try (PreparedStatement ps = dead.prepare(c)) {
-                dialect.bind(dead, ps).setInt("n", limit).done();
+                dialect.bind(dead, ps).limit("n", limit).done();
                 return Jdbc.jobs(ps);
             }
         });

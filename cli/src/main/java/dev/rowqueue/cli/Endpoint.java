@@ -118,14 +118,13 @@ public record Endpoint(String url, String user, String password, String dialect,
      * read and bound through it: some databases store keys as encoded bytes).
      */
     private Dialect dialectOf(DataSource ds, RowQueues rq) {
-        DatabaseProduct product;
         try (Connection c = ds.getConnection()) {
-            product = DatabaseProduct.of(c.getMetaData());
+            return DialectResolver.byName(List.of(), rq.database().dialect())
+                    .create(DatabaseProduct.of(c.getMetaData()), options, c);
         } catch (SQLException e) {
             throw new CliException(ExitCode.DATABASE, "cannot read the metadata of " + displayUrl() + ": "
                     + e.getMessage(), e);
         }
-        return DialectResolver.byName(List.of(), rq.database().dialect()).create(product, options);
     }
 
     /** Hides the password. */

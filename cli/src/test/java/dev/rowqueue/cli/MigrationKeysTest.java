@@ -5,22 +5,18 @@ import dev.rowqueue.WorkQueue;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.DialectProvider;
-import dev.rowqueue.spi.Sql;
+import dev.rowqueue.spi.KeyCodec;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -46,35 +42,22 @@ class MigrationKeysTest {
         }
 
         @Override
-        public Sql.Binder bind(Sql sql, PreparedStatement ps) throws SQLException {
-            Set<Integer> keys = new HashSet<>();
-            List<String> names = sql.parameters();
-            for (int i = 0; i < names.size(); i++) {
-                if (Set.of("grp", "key", "cursor").contains(names.get(i))) {
-                    keys.add(i + 1);
+        protected KeyCodec keyCodec() {
+            return new KeyCodec() {
+                @Override
+                public void bind(PreparedStatement ps, int index, String key) throws SQLException {
+                    ps.setString(index, PREFIX + key);
                 }
-            }
-            PreparedStatement encoding = (PreparedStatement) Proxy.newProxyInstance(getClass().getClassLoader(),
-                    new Class<?>[] {PreparedStatement.class}, (proxy, method, args) -> {
-                        if (method.getName().equals("setString") && keys.contains((Integer) args[0])) {
-                            args[1] = PREFIX + args[1];
-                        }
-                        try {
-                            return method.invoke(ps, args);
-                        } catch (InvocationTargetException e) {
-                            throw e.getCause();
-                        }
-                    });
-            return super.bind(sql, encoding);
-        }
 
-        @Override
-        public String readKey(ResultSet rs, int column) throws SQLException {
-            String stored = rs.getString(column);
-            if (!stored.startsWith(PREFIX)) {
-                throw new SQLException("not an encoded key: " + stored);
-            }
-            return stored.substring(PREFIX.length());
+                @Override
+                public String read(ResultSet rs, int column) throws SQLException {
+                    String stored = rs.getString(column);
+                    if (!stored.startsWith(PREFIX)) {
+                        throw new SQLException("not an encoded key: " + stored);
+                    }
+                    return stored.substring(PREFIX.length());
+                }
+            };
         }
     }
 

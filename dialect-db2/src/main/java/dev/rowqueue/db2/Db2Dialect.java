@@ -6,6 +6,7 @@ import dev.rowqueue.spi.ColumnTypes;
 import dev.rowqueue.spi.CounterStore;
 import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.DatabaseProduct;
+import dev.rowqueue.spi.KeyCodec;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.MergeSingleWriterRingStore;
 import dev.rowqueue.spi.RingStore;
@@ -18,12 +19,9 @@ import dev.rowqueue.spi.WorkTables;
 
 import java.net.ConnectException;
 import java.net.UnknownHostException;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Collections;
 import java.util.EnumSet;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -107,26 +105,10 @@ public class Db2Dialect extends Dialect {
 
     // ---------------------------------------------------------------- binding
 
-    /**
-     * Binds {@code :now} as the base does, and makes {@code :grp}, {@code :key} and {@code :cursor} bind the key's
-     * stored bytes ({@link Db2Keys#encode}) instead of text.
-     */
-    @Override
-    public Sql.Binder bind(Sql sql, PreparedStatement ps) throws SQLException {
-        List<String> names = sql.parameters();
-        Set<Integer> keys = new HashSet<>();
-        for (int i = 0; i < names.size(); i++) {
-            if (Db2Keys.PARAMETERS.contains(names.get(i))) {
-                keys.add(i + 1);
-            }
-        }
-        return super.bind(sql, keys.isEmpty() ? ps : Db2Keys.encoding(ps, keys));
-    }
-
     /** Keys are stored as bytes ({@link Db2Keys}). */
     @Override
-    public String readKey(ResultSet rs, int column) throws SQLException {
-        return Db2Keys.decode(rs.getBytes(column));
+    protected KeyCodec keyCodec() {
+        return Db2Keys.CODEC;
     }
 
     // ---------------------------------------------------------------- stores

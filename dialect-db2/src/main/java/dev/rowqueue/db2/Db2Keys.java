@@ -2,15 +2,14 @@ package dev.rowqueue.db2;
 
 import dev.rowqueue.spi.Dialect;
 
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
+import dev.rowqueue.spi.KeyCodec;
+
 import java.nio.charset.StandardCharsets;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Types;
 import java.util.Arrays;
-import java.util.Set;
 
 /**
  * How keys (ring groups, counter keys, rotation cursor names) are stored on Db2, so that keys differing only in case
@@ -31,9 +30,6 @@ final class Db2Keys {
     static final int MAX_BYTES = 3 * Dialect.KEY_LENGTH + 1;
     /** The key column type. */
     static final String COLUMN_TYPE = "VARCHAR(" + MAX_BYTES + ") FOR BIT DATA";
-    /** The names of key parameters in the stores' statements. */
-    static final Set<String> PARAMETERS = Set.of("grp", "key", "cursor");
-
     private static final byte MARKER = (byte) 0xFF;
 
     private Db2Keys() {
@@ -65,37 +61,25 @@ final class Db2Keys {
         return new String(stored, 0, length, StandardCharsets.UTF_8);
     }
 
-    /**
-     * Wraps a statement so that {@code setString} on the given parameter positions binds the encoded key bytes
-     * instead; every other call goes to the statement unchanged.
-     *
-     * @param ps        the statement
-     * @param positions 1-based positions of key parameters
-     * @return the wrapper
-     */
-    static PreparedStatement encoding(PreparedStatement ps, Set<Integer> positions) {
-        InvocationHandler handler = (proxy, method, args) -> {
-            if (isSetString(method) && positions.contains((Integer) args[0])) {
-                int index = (Integer) args[0];
-                if (args[1] == null) {
-                    ps.setNull(index, Types.VARBINARY);
-                } else {
-                    ps.setBytes(index, encode((String) args[1]));
-                }
-                return null;
+    /** Binds keys as their stored bytes ({@link #encode}) and reads them back ({@link #decode}). */
+    static final KeyCodec CODEC = new KeyCodec() {
+        @Override
+        public void bind(PreparedStatement ps, int index, String key) throws SQLException {
+            if (key == null) {
+                ps.setNull(index, Types.VARBINARY);
+            } else {
+                ps.setBytes(index, encode(key));
             }
-            try {
-                return method.invoke(ps, args);
-            } catch (InvocationTargetException e) {
-                throw e.getCause();
-            }
-        };
-        return (PreparedStatement) Proxy.newProxyInstance(Db2Keys.class.getClassLoader(),
-                new Class<?>[] {PreparedStatement.class}, handler);
-    }
+        }
 
-    private static boolean isSetString(Method m) {
-        return m.getName().equals("setString") && m.getParameterCount() == 2
-                && m.getParameterTypes()[0] == int.class;
-    }
+        @Override
+        public String read(ResultSet rs, int column) throws SQLException {
+            return decode(rs.getBytes(column));
+        }
+
+        @Override
+        public String toString() {
+            return "keys as UTF-8 bytes, marked after a trailing blank";
+        }
+    };
 }
