@@ -1,5 +1,7 @@
 package dev.rowqueue.cli;
 
+import dev.rowqueue.tck.TckTargets;
+
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -8,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -22,7 +24,7 @@ import java.util.regex.Pattern;
  * <ul>
  *   <li>an existing server needs no code: every {@code ROWQUEUE_TCK_<DB>_URL} environment variable (with optional
  *       {@code _USER}, {@code _PASSWORD}, {@code _DIALECT}), the variables .ci/run sets for the TCK, becomes a
- *       target, see {@link #fromEnvironment(Map)};</li>
+ *       target, see {@link #fromEnvironment()};</li>
  *   <li>a Testcontainers database is one line in {@link #all()}: a {@link Factory} whose {@code create()} starts (or
  *       reuses) the container and returns its endpoint, and whose {@code close()} stops it.</li>
  * </ul>
@@ -30,7 +32,7 @@ import java.util.regex.Pattern;
  */
 final class MigrationTargets {
 
-    private static final Pattern SERVER_URL = Pattern.compile("ROWQUEUE_TCK_([A-Z0-9]+)_URL");
+    private static final Pattern SERVER_URL = Pattern.compile(Pattern.quote(TckTargets.ENV_PREFIX) + "([A-Z0-9]+)_URL");
 
     private MigrationTargets() {
     }
@@ -64,7 +66,7 @@ final class MigrationTargets {
         List<Factory> all = new ArrayList<>();
         all.add(h2("H2", null));
         all.add(h2("portable on H2", "portable"));
-        all.addAll(fromEnvironment(System.getenv()));
+        all.addAll(fromEnvironment());
         return all;
     }
 
@@ -111,46 +113,48 @@ final class MigrationTargets {
     }
 
     /**
-     * One target per {@code ROWQUEUE_TCK_<DB>_URL} variable, e.g. {@code ROWQUEUE_TCK_POSTGRES_URL} with
-     * {@code ROWQUEUE_TCK_POSTGRES_USER} and {@code ROWQUEUE_TCK_POSTGRES_PASSWORD}.
+     * One target per {@code ROWQUEUE_TCK_<DB>_URL} variable, e.g. {@code ROWQUEUE_TCK_POSTGRES_URL}, read by the
+     * TCK's own {@link TckTargets#settingsFromEnvironment(String, String)} (with {@code _USER}, {@code _PASSWORD},
+     * {@code _DIALECT}).
      *
-     * @param env the environment
      * @return the server targets, by name
      */
-    static List<Factory> fromEnvironment(Map<String, String> env) {
+    static List<Factory> fromEnvironment() {
         List<Factory> servers = new ArrayList<>();
-        for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
-            Matcher m = SERVER_URL.matcher(e.getKey());
-            if (!m.matches() || e.getValue().isBlank()) {
+        for (String variable : new TreeSet<>(System.getenv().keySet())) {
+            Matcher m = SERVER_URL.matcher(variable);
+            if (!m.matches()) {
                 continue;
             }
             String db = m.group(1);
-            String prefix = "ROWQUEUE_TCK_" + db + "_";
-            Endpoint endpoint = new Endpoint(e.getValue(), env.get(prefix + "USER"), env.get(prefix + "PASSWORD"),
-                    env.get(prefix + "DIALECT"), Map.of());
             String name = db.charAt(0) + db.substring(1).toLowerCase(Locale.ROOT) + " server";
-            servers.add(new Factory() {
-                @Override
-                public String name() {
-                    return name;
-                }
-
-                @Override
-                public Endpoint create() {
-                    return endpoint;
-                }
-
-                @Override
-                public boolean separateDatabases() {
-                    return false;
-                }
-
-                @Override
-                public String toString() {
-                    return name;
-                }
-            });
+            TckTargets.settingsFromEnvironment(db, name).ifPresent(s -> servers.add(server(name,
+                    new Endpoint(s.url(), s.user(), s.password(), s.dialect(), Map.of()))));
         }
         return servers;
+    }
+
+    private static Factory server(String name, Endpoint endpoint) {
+        return new Factory() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public Endpoint create() {
+                return endpoint;
+            }
+
+            @Override
+            public boolean separateDatabases() {
+                return false;
+            }
+
+            @Override
+            public String toString() {
+                return name;
+            }
+        };
     }
 }

@@ -7,7 +7,6 @@ import org.testcontainers.containers.JdbcDatabaseContainer;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * TCK targets on MySQL-family servers: a HikariCP pool (the concurrency contracts hold up to 17 connections at once,
@@ -86,19 +85,19 @@ final class MySqlTargets {
     }
 
     /**
-     * A target on an existing server named by environment variables {@code <prefix>_URL}, {@code _USER} and
-     * {@code _PASSWORD}, with the server's own session settings.
+     * A {@link TckTargets.Connector} for {@link TckTargets#fromEnvironment(String, String, TckTargets.Connector)}: an
+     * existing server with its own session settings, behind a pool.
      *
-     * @param prefix e.g. {@code ROWQUEUE_TCK_MARIADB}
-     * @param label  e.g. "MariaDB server"
+     * @param name     the report name
+     * @param url      a JDBC URL (its scheme picks the driver)
+     * @param user     the user, or {@code null} for root
+     * @param password the password, or {@code null} for none
      * @return the target
      */
-    static TckTargets.Target existing(String prefix, String label) {
-        String url = System.getenv(prefix + "_URL");
-        String user = System.getenv().getOrDefault(prefix + "_USER", "root");
-        String password = System.getenv().getOrDefault(prefix + "_PASSWORD", "");
-        HikariDataSource ds = pool(url, user, password, null, prefix.toLowerCase(Locale.ROOT));
-        return TckTargets.of(label + " at " + url.replaceAll("[?;].*$", "") + " (" + prefix + "_URL)", ds, ds::close);
+    static TckTargets.Target pooled(String name, String url, String user, String password) {
+        HikariDataSource ds = pool(url, user == null ? "root" : user, password == null ? "" : password, null,
+                "rowqueue-tck-server");
+        return TckTargets.of(name, ds, ds::close);
     }
 
     /**

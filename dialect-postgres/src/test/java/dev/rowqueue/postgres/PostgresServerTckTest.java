@@ -2,13 +2,12 @@ package dev.rowqueue.postgres;
 
 import dev.rowqueue.tck.RowQueueTck;
 import dev.rowqueue.tck.TckTarget;
-import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
+import dev.rowqueue.tck.TckTargets;
 
-/** The whole kit on an existing server named by ROWQUEUE_TCK_POSTGRES_URL; reported NOT RUN when it is unset. */
-@EnabledIfEnvironmentVariable(named = PostgresTargets.URL, matches = ".+")
+/** The whole kit on the PostgreSQL server of ROWQUEUE_TCK_POSTGRES_URL, behind a pool; NOT RUN when it is unset. */
 class PostgresServerTckTest extends RowQueueTck {
     @Override
     protected TckTarget target() {
-        return PostgresTargets.fromEnvironment();
+        return TckTargets.fromEnvironment("POSTGRES", "PostgreSQL server", PostgresTargets::pooled);
     }
 }

@@ -2,30 +2,15 @@ package dev.rowqueue.postgres;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.rowqueue.tck.TckTarget;
 import dev.rowqueue.tck.TckTargets;
 
-/** TCK targets on PostgreSQL servers that run elsewhere: an existing server, a Testcontainers container. */
+/**
+ * TCK targets on PostgreSQL servers that run elsewhere (an existing server, a Testcontainers container), behind a
+ * pool: a {@link TckTargets.Connector}.
+ */
 final class PostgresTargets {
 
-    /** The existing server's JDBC URL, e.g. {@code jdbc:postgresql://127.0.0.1:5432/test}. */
-    static final String URL = "ROWQUEUE_TCK_POSTGRES_URL";
-    /** Its user (optional). */
-    static final String USER = "ROWQUEUE_TCK_POSTGRES_USER";
-    /** Its password (optional). */
-    static final String PASSWORD = "ROWQUEUE_TCK_POSTGRES_PASSWORD";
-
     private PostgresTargets() {
-    }
-
-    /** @return the server named by {@value #URL} (+ {@value #USER}, {@value #PASSWORD}), behind a pool */
-    static TckTarget fromEnvironment() {
-        String url = System.getenv(URL);
-        if (url == null || url.isBlank()) {
-            throw new IllegalStateException(URL + " is not set");
-        }
-        return pooled("PostgreSQL server at " + url.replaceAll("[?;].*$", ""), url, System.getenv(USER),
-                System.getenv(PASSWORD));
     }
 
     /**
@@ -35,7 +20,7 @@ final class PostgresTargets {
      * @param password the password, or {@code null}
      * @return a pooled target (24 connections: the kit uses 17 at once, a listening instance one more)
      */
-    static TckTarget pooled(String name, String url, String user, String password) {
+    static TckTargets.Target pooled(String name, String url, String user, String password) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         if (user != null && !user.isBlank()) {

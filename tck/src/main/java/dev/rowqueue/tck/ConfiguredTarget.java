@@ -22,8 +22,9 @@ import java.util.Optional;
  *       parameters)</td></tr>
  * </table>
  *
- * <p>Connections come from {@link java.sql.DriverManager}, one per request. {@link ConfiguredTck} runs the whole kit
- * against this target.
+ * <p>Connections come from {@link java.sql.DriverManager}, one per request, built the way
+ * {@link TckTargets#fromEnvironment(String, String)} builds a server named by environment variables (whose
+ * {@link Settings} these are too). {@link ConfiguredTck} runs the whole kit against this target.
  */
 public final class ConfiguredTarget implements TckTarget {
 
@@ -42,12 +43,10 @@ public final class ConfiguredTarget implements TckTarget {
 
     private static volatile Settings held;
 
-    private final Settings settings;
-    private final DataSource dataSource;
+    private final TckTargets.Target target;
 
     private ConfiguredTarget(Settings settings) {
-        this.settings = settings;
-        this.dataSource = new TckTargets.DriverManagerDataSource(settings.url(), settings.user(), settings.password());
+        this.target = TckTargets.open(settings, TckTargets::driverManager);
     }
 
     /**
@@ -152,21 +151,21 @@ public final class ConfiguredTarget implements TckTarget {
 
     @Override
     public String name() {
-        return settings.name();
+        return target.name();
     }
 
     @Override
     public DataSource dataSource() {
-        return dataSource;
+        return target.dataSource();
     }
 
     @Override
     public Optional<String> dialect() {
-        return Optional.ofNullable(settings.dialect());
+        return target.dialect();
     }
 
     @Override
     public Map<String, String> dialectOptions() {
-        return settings.options();
+        return target.dialectOptions();
     }
 }

@@ -9,13 +9,21 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The whole compatibility kit for one database. A dialect module (or a vendor) runs it with one short subclass:
+ * The whole compatibility kit for one database. A dialect module (or a vendor) runs it with one short subclass,
+ * named {@code <Database><Version><Where><Variant>TckTest} (e.g. dialect-h2's {@code H2InMemoryTckTest}, which is this
+ * example; the README's "Naming a TCK target" has the scheme):
  *
  * <pre>{@code
  * class H2InMemoryTckTest extends RowQueueTck {
- *     @Override protected TckTarget target() { return H2Targets.inMemory(); }
+ *     @Override
+ *     protected TckTarget target() {
+ *         return TckTargets.driverManager("H2 in memory", "jdbc:h2:mem:rowqueue_tck;DB_CLOSE_DELAY=-1", "sa", "");
+ *     }
  * }
  * }</pre>
+ *
+ * <p>A server named by environment variables is {@code TckTargets.fromEnvironment("POSTGRES", "PostgreSQL server")}
+ * (see {@link TckTargets#fromEnvironment(String, String)}): NOT RUN, never passed, when they are not set.
  *
  * <p>The target is opened once for the class and closed after it. Every contract is a nested class; required
  * contracts never skip, optional ones skip only through a capability the dialect does not declare. Every run writes

@@ -145,11 +145,14 @@ public final class TckReportListener implements TestExecutionListener {
     public void executionFinished(TestIdentifier id, TestExecutionResult result) {
         if (!id.isTest()) {
             if (result.getStatus() != TestExecutionResult.Status.SUCCESSFUL && plan != null) {
-                String why = result.getThrowable().map(t -> t.getClass().getSimpleName() + ": " + t.getMessage())
-                        .orElse(result.getStatus().toString());
+                String why = result.getStatus() == TestExecutionResult.Status.ABORTED
+                        // an assumption, e.g. TckTargets.fromEnvironment without its variable: its message says why
+                        ? result.getThrowable().map(Throwable::getMessage).orElse("aborted")
+                        : "the target failed: " + result.getThrowable().map(t -> t.getClass().getSimpleName() + ": "
+                                + t.getMessage()).orElse(result.getStatus().toString());
                 for (TestIdentifier child : plan.getDescendants(id)) {
                     if (child.isTest() && !outcomes.containsKey(child.getUniqueId())) {
-                        notRun.putIfAbsent(child.getUniqueId(), "the target failed: " + why);
+                        notRun.putIfAbsent(child.getUniqueId(), why);
                     }
                 }
             }

@@ -10,7 +10,7 @@ import org.testcontainers.mariadb.MariaDBContainer;
  * NOT RUN without a Docker engine.
  */
 @Testcontainers(disabledWithoutDocker = true)
-class ContainerMariaDb118TckTest extends RowQueueTck {
+class MariaDb118ContainerTckTest extends RowQueueTck {
     @Override
     protected TckTarget target() {
         return MySqlTargets.container(new MariaDBContainer("mariadb:11.8").withCommand("--max-connections=300"),

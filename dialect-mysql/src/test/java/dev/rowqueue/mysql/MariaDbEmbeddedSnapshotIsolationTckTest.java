@@ -9,7 +9,7 @@ import dev.rowqueue.tck.TckTarget;
  * seed 000's REPLACE, so that each driver and each isolation level also meets the other claim and single-writer
  * statement.
  */
-class EmbeddedMariaDbSnapshotIsolationTckTest extends RowQueueTck {
+class MariaDbEmbeddedSnapshotIsolationTckTest extends RowQueueTck {
     @Override
     protected TckTarget target() {
         return MySqlTargets.with(MySqlTargets.with(MySqlTargets.embedded("tck_snapshot_rr", EmbeddedMariaDb.Driver.MYSQL,

@@ -8,7 +8,7 @@ import org.testcontainers.postgresql.PostgreSQLContainer;
 
 /** The whole kit on PostgreSQL in a container; disabled, and reported NOT RUN, where there is no Docker engine. */
 @Testcontainers(disabledWithoutDocker = true)
-class PostgresContainerTckTest extends RowQueueTck {
+class Postgres17ContainerTckTest extends RowQueueTck {
 
     @Container
     static final PostgreSQLContainer POSTGRES = new PostgreSQLContainer("postgres:17-alpine");

@@ -8,7 +8,7 @@ import dev.rowqueue.tck.TckTarget;
  * provider must still win), sessions at READ COMMITTED in another odd time zone, and the single-writer strategy as
  * seed 000's {@code REPLACE ... SELECT}.
  */
-class EmbeddedMariaDbMySqlDriverTckTest extends RowQueueTck {
+class MariaDbEmbeddedMySqlDriverTckTest extends RowQueueTck {
     @Override
     protected TckTarget target() {
         return MySqlTargets.with(MySqlTargets.embedded("tck_mysqldriver_rc", EmbeddedMariaDb.Driver.MYSQL,

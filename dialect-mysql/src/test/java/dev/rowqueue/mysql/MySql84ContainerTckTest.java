@@ -10,7 +10,7 @@ import org.testcontainers.mysql.MySQLContainer;
  * keys, the row alias instead of {@code VALUES()}. NOT RUN without a Docker engine.
  */
 @Testcontainers(disabledWithoutDocker = true)
-class ContainerMySql84TckTest extends RowQueueTck {
+class MySql84ContainerTckTest extends RowQueueTck {
     @Override
     protected TckTarget target() {
         return MySqlTargets.container(new MySQLContainer("mysql:8.4").withCommand("--max-connections=300"),

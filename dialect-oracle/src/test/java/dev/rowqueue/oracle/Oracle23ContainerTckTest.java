@@ -13,7 +13,7 @@ import org.testcontainers.oracle.OracleContainer;
  * class and the report says NOT RUN.
  */
 @Testcontainers(disabledWithoutDocker = true)
-class OracleFreeTckTest extends RowQueueTck {
+class Oracle23ContainerTckTest extends RowQueueTck {
 
     /** The image, pinned to a major release and the slim variant ({@code -faststart} images start faster). */
     static final String IMAGE = "gvenzl/oracle-free:23-slim-faststart";

@@ -4,7 +4,7 @@ import org.testcontainers.junit.jupiter.Testcontainers;
 
 /** The kit on Db2 12.1 Community Edition in a container; NOT RUN without a Docker engine. */
 @Testcontainers(disabledWithoutDocker = true)
-class Db2Community121TckTest extends Db2CommunityTck {
+class Db2121ContainerTckTest extends Db2ContainerTck {
     @Override
     String image() {
         return "icr.io/db2_community/db2:12.1.0.0";

@@ -10,7 +10,7 @@ import org.testcontainers.mysql.MySQLContainer;
  * {@code VALUES()} in upserts. NOT RUN without a Docker engine.
  */
 @Testcontainers(disabledWithoutDocker = true)
-class ContainerMySql57TckTest extends RowQueueTck {
+class MySql57ContainerTckTest extends RowQueueTck {
     @Override
     protected TckTarget target() {
         return MySqlTargets.container(new MySQLContainer("mysql:5.7").withCommand("--max-connections=300"),

@@ -8,7 +8,7 @@ import dev.rowqueue.tck.TckTarget;
  * in an odd time zone, with the defaults the server gets: SKIP LOCKED claims, single-writer {@code upsert}, VARCHAR
  * keys with {@code utf8mb4_nopad_bin}.
  */
-class EmbeddedMariaDbTckTest extends RowQueueTck {
+class MariaDbEmbeddedTckTest extends RowQueueTck {
     @Override
     protected TckTarget target() {
         return MySqlTargets.embedded("tck_mariadb_rr", EmbeddedMariaDb.Driver.MARIADB,

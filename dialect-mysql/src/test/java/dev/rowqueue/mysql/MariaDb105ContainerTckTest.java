@@ -10,7 +10,7 @@ import org.testcontainers.mariadb.MariaDBContainer;
  * first with {@code INSERT ... RETURNING}. NOT RUN without a Docker engine.
  */
 @Testcontainers(disabledWithoutDocker = true)
-class ContainerMariaDb105TckTest extends RowQueueTck {
+class MariaDb105ContainerTckTest extends RowQueueTck {
     @Override
     protected TckTarget target() {
         return MySqlTargets.container(new MariaDBContainer("mariadb:10.5").withCommand("--max-connections=300"),

@@ -9,7 +9,7 @@ import dev.rowqueue.tck.TckTarget;
  * written; and with the VARBINARY keys of servers without a NO PAD binary collation. MariaDB Connector/J, READ
  * COMMITTED.
  */
-class EmbeddedMariaDbLastInsertIdClaimTckTest extends RowQueueTck {
+class MariaDbEmbeddedLastInsertIdClaimTckTest extends RowQueueTck {
     @Override
     protected TckTarget target() {
         return MySqlTargets.with(MySqlTargets.with(MySqlTargets.embedded("tck_liid_rc", EmbeddedMariaDb.Driver.MARIADB,

@@ -12,7 +12,7 @@ import org.testcontainers.db2.Db2Container;
  * {@code @Testcontainers(disabledWithoutDocker = true)}, so without a Docker engine JUnit disables them and the
  * report says NOT RUN.
  */
-abstract class Db2CommunityTck extends RowQueueTck {
+abstract class Db2ContainerTck extends RowQueueTck {
 
     /** @return the image, with a pinned tag */
     abstract String image();

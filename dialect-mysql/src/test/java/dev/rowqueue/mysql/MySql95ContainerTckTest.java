@@ -10,7 +10,7 @@ import org.testcontainers.mysql.MySQLContainer;
  * MySQL proper too. NOT RUN without a Docker engine.
  */
 @Testcontainers(disabledWithoutDocker = true)
-class ContainerMySql9TckTest extends RowQueueTck {
+class MySql95ContainerTckTest extends RowQueueTck {
     @Override
     protected TckTarget target() {
         return MySqlTargets.with(MySqlTargets.with(MySqlTargets.container(
