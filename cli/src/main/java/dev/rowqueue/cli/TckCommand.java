@@ -74,6 +74,7 @@ final class TckCommand extends BaseCommand {
         String summary = result.summary();
         String verdict = result.verdict();
         t.println(t.verdict(verdict) + summary.substring(Math.min(summary.length(), verdict.length())));
+        result.rootCauses().forEach(line -> t.println("  " + line));
         t.println("Report: " + result.html() + "\n        " + result.markdown() + "\n        " + result.json());
         return result.passed() ? ExitCode.OK : ExitCode.FAILED;
     }
