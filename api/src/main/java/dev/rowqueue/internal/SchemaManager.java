@@ -16,6 +16,7 @@ import dev.rowqueue.spi.WorkTables;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -26,10 +27,13 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Creates tables on first use (idempotent: "already exists" from a concurrent creator is ignored, then the tables
@@ -47,6 +51,12 @@ final class SchemaManager {
             "id, payload, prio, state, due_ms, attempts, lease_token, enqueued_ms, last_error";
     private static final String CURSOR_COLUMNS = "cursor_name, last_id";
     private static final String COUNTER_COLUMNS = "counter_key, counter_value";
+    /** What a DDL statement creates, when it is a table or an index: its kind and name. */
+    private static final Pattern CREATES = Pattern.compile(
+            "^\\s*CREATE\\s+(?:UNIQUE\\s+)?(TABLE|INDEX)\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?\"?(\\w+)",
+            Pattern.CASE_INSENSITIVE);
+    /** Failed DDL statements already logged at WARN: each once in this JVM, however many nodes or calls hit it. */
+    private static final Set<String> WARNED = ConcurrentHashMap.newKeySet();
 
     private final Dialect dialect;
     private final Executor executor;
@@ -135,8 +145,8 @@ final class SchemaManager {
         if (existing.isEmpty()) {
             checkCollisions(catalog, d);
         }
-        List<SQLException> ddlErrors = create ? createAll(ddl(d)) : List.of();
-        probes(d.name(), d.kind()).forEach((table, columns) -> probe(table, columns, ddlErrors));
+        List<DdlFailure> failures = create ? createAll(ddl(d)) : List.of();
+        probeAll(probes(d.name(), d.kind()), failures);
         QueueInfo info = existing.orElseGet(() -> register(d));
         ensured.put(d.name(), info);
         return info;
@@ -175,8 +185,8 @@ final class SchemaManager {
             if (catalogReady) {
                 return;
             }
-            List<SQLException> ddlErrors = create ? createAll(dialect.catalogDdl()) : List.of();
-            probe(Dialect.CATALOG_TABLE, CATALOG_COLUMNS, ddlErrors);
+            List<DdlFailure> failures = create ? createAll(dialect.catalogDdl()) : List.of();
+            probeAll(Map.of(Dialect.CATALOG_TABLE, CATALOG_COLUMNS), failures);
             catalogReady = true;
         }
     }
@@ -185,10 +195,11 @@ final class SchemaManager {
      * Runs DDL statements one by one. "Already exists" (from a node that got there first) is expected. Other errors
      * are collected rather than thrown: a dialect cannot always recognise another node's concurrent creation (the
      * portable dialect knows no vendor codes), so the probes that follow decide whether the schema is usable, and
-     * carry these errors if it is not.
+     * carry these errors if it is not. They are logged once the probes have told which case it is
+     * ({@link #logFailures}).
      */
-    private List<SQLException> createAll(List<String> statements) {
-        List<SQLException> errors = new ArrayList<>();
+    private List<DdlFailure> createAll(List<String> statements) {
+        List<DdlFailure> errors = new ArrayList<>();
         for (String ddl : statements) {
             SQLException error = executor.run("create schema (" + ddl + ")", SqlOp.statement(c -> {
                 try (Statement s = c.createStatement()) {
@@ -200,9 +211,7 @@ final class SchemaManager {
                 }
             }));
             if (error != null) {
-                errors.add(error);
-                log.warn("rowqueue: DDL failed; if another node created the same object at the same moment this is"
-                        + " harmless, otherwise create it yourself ({}): {}", ddl, Errors.describe(error));
+                errors.add(new DdlFailure(ddl, error));
             } else {
                 log.debug("ran or found: {}", ddl);
             }
@@ -210,12 +219,78 @@ final class SchemaManager {
         return errors;
     }
 
-    private void probe(String table, String columns, List<SQLException> ddlErrors) {
+    /** A DDL statement that failed, and its error. */
+    private record DdlFailure(String ddl, SQLException error) {
+    }
+
+    /** Probes the tables (throwing as {@link #probe(String, String)} does), then logs the DDL failures. */
+    private void probeAll(Map<String, String> probes, List<DdlFailure> failures) {
+        try {
+            probes.forEach((table, columns) -> probe(table, columns, failures));
+        } finally {
+            logFailures(failures, List.copyOf(probes.keySet()));
+        }
+    }
+
+    private void probe(String table, String columns, List<DdlFailure> ddlFailures) {
         try {
             probe(table, columns);
         } catch (SchemaException e) {
-            ddlErrors.forEach(e::addSuppressed);
+            ddlFailures.forEach(f -> e.addSuppressed(f.error()));
             throw e;
+        }
+    }
+
+    /**
+     * Logs the DDL statements that failed: at DEBUG when what the statement creates exists now (another node created
+     * it at the same moment: a race that was absorbed), else at WARN, once per statement in this JVM.
+     */
+    private void logFailures(List<DdlFailure> failures, List<String> tables) {
+        for (DdlFailure f : failures) {
+            if (createdObjectExists(f.ddl(), tables)) {
+                log.debug("rowqueue: DDL failed but what it creates exists (another node created it at the same"
+                        + " moment) ({}): {}", f.ddl(), Errors.describe(f.error()));
+            } else if (WARNED.add(f.ddl())) {
+                log.warn("rowqueue: DDL failed and what it creates is missing or cannot be checked; create it"
+                        + " yourself ({}): {} (logged once per statement)", f.ddl(), Errors.describe(f.error()));
+            }
+        }
+    }
+
+    /**
+     * Asks the driver's metadata whether the table or index a DDL statement creates exists.
+     *
+     * @param ddl    a statement
+     * @param tables the queue's tables, where an index is looked for
+     * @return {@code false} also when the statement creates something else, or the metadata cannot tell
+     */
+    private boolean createdObjectExists(String ddl, List<String> tables) {
+        Matcher m = CREATES.matcher(ddl);
+        if (!m.find()) {
+            return false;
+        }
+        boolean table = m.group(1).equalsIgnoreCase("TABLE");
+        String name = m.group(2);
+        try {
+            return executor.run("look up " + name, SqlOp.read(c -> {
+                DatabaseMetaData md = c.getMetaData();
+                for (String t : table ? List.of(name) : tables) {
+                    String stored = md.storesUpperCaseIdentifiers() ? t.toUpperCase(Locale.ROOT)
+                            : md.storesLowerCaseIdentifiers() ? t.toLowerCase(Locale.ROOT) : t;
+                    try (ResultSet rs = table ? md.getTables(null, null, stored, null)
+                            : md.getIndexInfo(null, null, stored, false, true)) {
+                        while (rs.next()) {
+                            if (name.equalsIgnoreCase(rs.getString(table ? "TABLE_NAME" : "INDEX_NAME"))) {
+                                return true;
+                            }
+                        }
+                    }
+                }
+                return false;
+            }));
+        } catch (RuntimeException e) {
+            log.debug("rowqueue: cannot look up {}: {}", name, e.getMessage());
+            return false;
         }
     }
 

@@ -3,6 +3,7 @@ package dev.rowqueue.cli;
 import dev.rowqueue.internal.DialectResolver;
 import dev.rowqueue.tck.ConfiguredTarget;
 import dev.rowqueue.tck.ConfiguredTck;
+import dev.rowqueue.tck.DatabaseHold;
 import dev.rowqueue.tck.TckReportListener;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.launcher.Launcher;
@@ -16,6 +17,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -51,6 +53,7 @@ final class TckCommand extends BaseCommand {
             DialectResolver.byName(List.of(), endpoint.dialect()); // an unknown name is bad usage, not a failed kit
         }
         endpoint.check(endpoint.dataSource());
+        checkShared(endpoint);
         Terminal t = terminal();
         t.println("Running the rowqueue TCK against " + endpoint.displayUrl()
                 + (endpoint.dialect() == null ? "" : " with dialect " + endpoint.dialect()) + " ...");
@@ -74,8 +77,27 @@ final class TckCommand extends BaseCommand {
         String summary = result.summary();
         String verdict = result.verdict();
         t.println(t.verdict(verdict) + summary.substring(Math.min(summary.length(), verdict.length())));
+        result.rootCauses().forEach(line -> t.println("  " + line));
         t.println("Report: " + result.html() + "\n        " + result.markdown() + "\n        " + result.json());
         return result.passed() ? ExitCode.OK : ExitCode.FAILED;
+    }
+
+    /**
+     * Refuses, before any contract runs, a database that the connections of the URL do not share (see
+     * {@link DatabaseHold}).
+     *
+     * @throws CliException with {@link ExitCode#DATABASE}
+     */
+    private static void checkShared(Endpoint endpoint) {
+        try {
+            DatabaseHold.check(endpoint.dataSource());
+        } catch (DatabaseHold.NotSharedException e) {
+            throw new CliException(ExitCode.DATABASE, "refused " + endpoint.displayUrl() + " before running the kit: "
+                    + e.getMessage(), e);
+        } catch (SQLException e) {
+            throw new CliException(ExitCode.DATABASE, "cannot create, read and drop a table at "
+                    + endpoint.displayUrl() + ", which the kit needs: " + e.getMessage(), e);
+        }
     }
 
     /** Draws the progress bar as contracts finish. */

@@ -15,7 +15,8 @@ class TckCommandTest {
     @Test
     void runs_every_contract_against_a_jdbc_url_and_writes_markdown_json_and_html(@TempDir Path out)
             throws Exception {
-        Cli.Result r = Cli.run("tck", "--url", "jdbc:h2:mem:cli_tck;DB_CLOSE_DELAY=-1", "--user", "sa",
+        // a plain in-memory URL: the database lives as long as one connection is open, and the kit holds one
+        Cli.Result r = Cli.run("tck", "--url", "jdbc:h2:mem:cli_tck", "--user", "sa",
                 "--name", "H2 via the command line", "--out", out.toString());
         assertEquals(0, r.code(), r::toString);
         String verdict = r.out().lines().filter(l -> l.startsWith("PASSED")).findFirst().orElseThrow(() -> new AssertionError(r));
@@ -42,6 +43,19 @@ class TckCommandTest {
         assertEquals(ExitCode.FAILED, r.code(), r::toString);
         assertTrue(r.out().contains("NOT RUN"), r.out());
         assertTrue(Files.readString(out.resolve("ConfiguredTck.json")).contains("\"verdict\": \"NOT RUN\""));
+    }
+
+    @Test
+    void a_database_each_connection_has_its_own_copy_of_is_refused_before_the_kit_starts(@TempDir Path out) {
+        // H2's unnamed in-memory database is private to the connection that opens it
+        Cli.Result r = Cli.run("tck", "--url", "jdbc:h2:mem:", "--out", out.toString());
+        assertEquals(ExitCode.DATABASE, r.code(), r::toString);
+        assertTrue(r.err().contains("refused jdbc:h2:mem: before running the kit: the connections of this data source"
+                + " do not share one database: a table created on one connection (tck_"), r.err());
+        assertTrue(r.err().contains("is not visible from a second one"), r.err());
+        assertTrue(r.err().contains("Give a URL that names a database shared between connections"), r.err());
+        assertFalse(r.out().contains("Running the rowqueue TCK"), r.out());
+        assertFalse(Files.exists(out.resolve("ConfiguredTck.json")), "no contract ran, no report");
     }
 
     @Test

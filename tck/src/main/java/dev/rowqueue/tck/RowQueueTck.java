@@ -34,6 +34,7 @@ import org.junit.jupiter.api.TestInstance;
 public abstract class RowQueueTck {
 
     private TckTarget target;
+    private DatabaseHold hold;
     private TckEnv env;
 
     /**
@@ -44,9 +45,15 @@ public abstract class RowQueueTck {
      */
     protected abstract TckTarget target() throws Exception;
 
+    /**
+     * Opens the target, holds one of its connections for the whole run (see {@link DatabaseHold}: an in-memory
+     * database lives on, one whose connections do not share it is refused here, before any contract runs), and
+     * builds the environment.
+     */
     @BeforeAll
     final void openTarget() throws Exception {
         target = target();
+        hold = DatabaseHold.open(target.dataSource());
         env = new TckEnv(target);
         TckReportListener.describe(getClass(), target.name(), env.database());
     }
@@ -55,6 +62,9 @@ public abstract class RowQueueTck {
     final void closeTarget() throws Exception {
         if (env != null) {
             env.rq().close();
+        }
+        if (hold != null) {
+            hold.close();
         }
         if (target != null) {
             target.close();

@@ -107,14 +107,19 @@ public final class TckEnv {
      * @return a name like {@code tck_k3x9q2ab}
      */
     public String newName() {
+        String name = randomName();
+        created.add(name);
+        return name;
+    }
+
+    /** @return a random name like {@code tck_k3x9q2ab}, not tracked */
+    static String randomName() {
         StringBuilder b = new StringBuilder("tck_");
         ThreadLocalRandom r = ThreadLocalRandom.current();
         for (int i = 0; i < 8; i++) {
             b.append("abcdefghijklmnopqrstuvwxyz0123456789".charAt(r.nextInt(36)));
         }
-        String name = b.toString();
-        created.add(name);
-        return name;
+        return b.toString();
     }
 
     /**

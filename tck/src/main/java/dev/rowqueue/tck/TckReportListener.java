@@ -1,6 +1,7 @@
 package dev.rowqueue.tck;
 
 import dev.rowqueue.DatabaseInfo;
+import dev.rowqueue.SchemaException;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.TestSource;
 import org.junit.platform.engine.support.descriptor.ClassSource;
@@ -15,15 +16,21 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -31,7 +38,9 @@ import java.util.stream.Collectors;
  * self-contained HTML file per database under test, and a summary, in {@code target/rowqueue-tck/} (or the directory
  * named by the JUnit configuration parameter or system property {@code rowqueue.tck.reportDir}, in that order). Each contract is PASSED, FAILED, SKIPPED (an optional contract whose
  * capability the dialect does not declare) or NOT RUN (the database could not be used here, e.g. no Docker engine).
- * A required contract that skips counts as a failure. Registered with the JUnit Platform through
+ * A required contract that skips counts as a failure. When contracts fail, every report (and the summary line
+ * printed at the end of the run) first lists the failures by root cause: one line per distinct error, with how many
+ * contracts it failed and which (see {@link #rootCause(Throwable)}). Registered with the JUnit Platform through
  * {@code META-INF/services}, so it runs wherever the kit runs.
  */
 public final class TckReportListener implements TestExecutionListener {
@@ -57,8 +66,29 @@ public final class TckReportListener implements TestExecutionListener {
     record Target(String name, DatabaseInfo database) {
     }
 
-    /** One contract's outcome. */
-    public record Outcome(String contract, String rule, Status status, String detail, long millis) {
+    /**
+     * One contract's outcome.
+     *
+     * @param contract the contract (a nested class's display name)
+     * @param rule     the rule (a test's display name)
+     * @param status   how it ended
+     * @param detail   the first line of the failure's message, or why it did not run; empty when it passed
+     * @param millis   how long it ran
+     * @param cause    the failure's root cause as {@link #rootCause(Throwable)} gives it, else the detail
+     */
+    public record Outcome(String contract, String rule, Status status, String detail, long millis, String cause) {
+        /**
+         * An outcome whose root cause is its detail.
+         *
+         * @param contract the contract
+         * @param rule     the rule
+         * @param status   how it ended
+         * @param detail   the message, or why it did not run
+         * @param millis   how long it ran
+         */
+        public Outcome(String contract, String rule, Status status, String detail, long millis) {
+            this(contract, rule, status, detail, millis, detail);
+        }
     }
 
     /**
@@ -71,12 +101,15 @@ public final class TckReportListener implements TestExecutionListener {
      * @param markdown  the Markdown report
      * @param json      the JSON report
      * @param html      the self-contained HTML report
+     * @param rootCauses the failures by root cause, as printed under the summary: a heading and one line per
+     *                   distinct error; empty when nothing failed
      */
     public record Result(String testClass, String verdict, String summary, Map<Status, Long> counts, Path markdown,
-                         Path json, Path html) {
-        /** Copies the counts. */
+                         Path json, Path html, List<String> rootCauses) {
+        /** Copies the counts and root causes. */
         public Result {
             counts = Map.copyOf(counts);
+            rootCauses = List.copyOf(rootCauses);
         }
 
         /** @return whether the verdict is PASSED: every required contract held, none failed or was left out */
@@ -165,6 +198,7 @@ public final class TckReportListener implements TestExecutionListener {
         boolean optional = methodName(id).startsWith("optional");
         String message = result.getThrowable().map(t -> firstLine(t.getMessage() == null ? t.toString()
                 : t.getMessage())).orElse("");
+        String cause = result.getThrowable().map(TckReportListener::rootCause).orElse(message);
         Status status = switch (result.getStatus()) {
             case SUCCESSFUL -> Status.PASSED;
             case FAILED -> Status.FAILED;
@@ -172,8 +206,34 @@ public final class TckReportListener implements TestExecutionListener {
         };
         if (result.getStatus() == TestExecutionResult.Status.ABORTED && !optional) {
             message = "a required contract skipped: " + message;
+            cause = "a required contract skipped: " + cause;
         }
-        outcomes.put(id.getUniqueId(), new Outcome(contract, rule, status, message, millis));
+        outcomes.put(id.getUniqueId(), new Outcome(contract, rule, status, message, millis, cause));
+    }
+
+    /**
+     * The error a failure comes down to: its deepest cause, as {@code SimpleClassName: first line of the message},
+     * with the SQLState and vendor code of an {@link SQLException}. A {@link SchemaException} that carries suppressed
+     * errors (the DDL statements that failed before the table turned out to be missing) comes down to the first of
+     * them.
+     *
+     * @param failure what a contract threw
+     * @return its root cause, for grouping failures
+     */
+    static String rootCause(Throwable failure) {
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        Throwable t = failure;
+        while (seen.add(t)) {
+            Throwable deeper = t instanceof SchemaException && t.getSuppressed().length > 0 ? t.getSuppressed()[0]
+                    : t.getCause();
+            if (deeper == null) {
+                break;
+            }
+            t = deeper;
+        }
+        String text = t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + firstLine(t.getMessage()));
+        return t instanceof SQLException e ? text + " [SQLState " + e.getSQLState() + ", vendor code "
+                + e.getErrorCode() + "]" : text;
     }
 
     private static String methodName(TestIdentifier id) {
@@ -212,15 +272,19 @@ public final class TckReportListener implements TestExecutionListener {
                 Files.writeString(md, report.markdown(), StandardCharsets.UTF_8);
                 Files.writeString(json, report.json(), StandardCharsets.UTF_8);
                 Files.writeString(html, report.html(), StandardCharsets.UTF_8);
-                Files.writeString(dir.resolve(file + ".summary"), report.summaryLine() + "\n", StandardCharsets.UTF_8);
+                List<String> causes = report.rootCauseLines();
+                Files.writeString(dir.resolve(file + ".summary"), report.summaryLine() + "\n"
+                        + causes.stream().map(l -> "  " + l + "\n").collect(Collectors.joining()),
+                        StandardCharsets.UTF_8);
                 Map<Status, Long> counts = new java.util.EnumMap<>(Status.class);
                 for (Status s : Status.values()) {
                     counts.put(s, report.count(s));
                 }
                 RESULTS.put(e.getKey(), new Result(e.getKey(), report.verdict(), report.summaryLine(), counts, md,
-                        json, html));
+                        json, html, causes));
                 if (!testPlan.getConfigurationParameters().getBoolean(QUIET).orElse(false)) {
                     System.out.println("rowqueue TCK: " + report.summaryLine());
+                    causes.forEach(l -> System.out.println("rowqueue TCK:   " + l));
                 }
             }
             writeSummary(dir);
@@ -234,7 +298,8 @@ public final class TckReportListener implements TestExecutionListener {
         List<String> lines = new ArrayList<>();
         try (var files = Files.list(dir)) {
             for (Path p : files.filter(f -> f.toString().endsWith(".summary")).sorted().collect(Collectors.toList())) {
-                lines.add("  " + Files.readString(p, StandardCharsets.UTF_8).strip());
+                Files.readAllLines(p, StandardCharsets.UTF_8).stream().filter(l -> !l.isBlank())
+                        .forEach(l -> lines.add("  " + l.stripTrailing()));
             }
         }
         Files.writeString(dir.resolve("summary.txt"), "rowqueue TCK compatibility (" + dir.toAbsolutePath() + ")\n"
@@ -287,6 +352,67 @@ public final class TckReportListener implements TestExecutionListener {
      * @param runAt     when the report was made
      */
     record Report(String className, Target target, List<Outcome> outcomes, Instant runAt) {
+
+        /** How many of the rules an error failed are named before "+N more". */
+        static final int RULES_SHOWN = 3;
+        /** The kit's queue names ({@link TckEnv#newName()}), in any case, without the suffixes of their tables. */
+        private static final Pattern QUEUE_NAME = Pattern.compile("(?<![A-Za-z0-9_])tck_[a-z0-9]{8}(?![a-z0-9])",
+                Pattern.CASE_INSENSITIVE);
+        /** A number on its own: not part of a word or code (42S02, ORA-00942), nor an SQLState or vendor code. */
+        private static final Pattern NUMBER = Pattern.compile(
+                "(?<![\\w.-])(?<!(?i:code|sqlstate) )\\d+(?:\\.\\d+)?(?![\\w])");
+
+        /**
+         * Failed rules that came down to one error.
+         *
+         * @param cause    the error, queue names and numbers replaced by {@code <queue>} and {@code #}
+         * @param outcomes the failed rules, in report order
+         */
+        record RootCause(String cause, List<Outcome> outcomes) {
+            /** @return the first {@link Report#RULES_SHOWN} rules, then "+N more" */
+            String rules() {
+                String shown = outcomes.stream().limit(RULES_SHOWN).map(Outcome::rule)
+                        .collect(Collectors.joining(", "));
+                int more = outcomes.size() - RULES_SHOWN;
+                return more > 0 ? shown + " +" + more + " more" : shown;
+            }
+        }
+
+        /**
+         * @param cause a root cause
+         * @return the cause with the kit's queue names and the numbers in it replaced by placeholders, so that one
+         *         error hit with different queues, ids or counts reads the same
+         */
+        static String normalize(String cause) {
+            String named = QUEUE_NAME.matcher(cause).replaceAll("<queue>");
+            return NUMBER.matcher(named).replaceAll("#");
+        }
+
+        /** @return the failed rules grouped by normalized root cause, the most frequent first */
+        List<RootCause> rootCauses() {
+            Map<String, List<Outcome>> byCause = new LinkedHashMap<>();
+            outcomes.stream().filter(o -> o.status() == Status.FAILED)
+                    .forEach(o -> byCause.computeIfAbsent(normalize(o.cause()), k -> new ArrayList<>()).add(o));
+            return byCause.entrySet().stream().map(e -> new RootCause(e.getKey(), e.getValue()))
+                    .sorted(Comparator.comparingInt((RootCause c) -> c.outcomes().size()).reversed()).toList();
+        }
+
+        /** @return a heading and one line per root cause, for the console and the summary; empty if none failed */
+        List<String> rootCauseLines() {
+            List<RootCause> causes = rootCauses();
+            if (causes.isEmpty()) {
+                return List.of();
+            }
+            List<String> lines = new ArrayList<>();
+            lines.add(rootCauseHeading(causes) + ":");
+            causes.forEach(c -> lines.add("  " + c.outcomes().size() + " x " + c.cause() + " -- " + c.rules()));
+            return lines;
+        }
+
+        private String rootCauseHeading(List<RootCause> causes) {
+            return "Failures by root cause (" + count(Status.FAILED) + " failed, " + causes.size() + " distinct "
+                    + (causes.size() == 1 ? "error" : "errors") + ")";
+        }
 
         long count(Status s) {
             return outcomes.stream().filter(o -> o.status() == s).count();
@@ -341,6 +467,18 @@ public final class TckReportListener implements TestExecutionListener {
                 b.append("| Database | not started: ").append(reason()).append(" |\n");
             }
             b.append("| Run at | ").append(runAt).append(" |\n\n");
+            List<RootCause> causes = rootCauses();
+            if (!causes.isEmpty()) {
+                b.append("## ").append(rootCauseHeading(causes)).append("\n\n")
+                        .append(String.format(ROOT_CAUSE_NOTE, "`<queue>`", "`#`"))
+                        .append("\n\n| Rules | Root cause | Failed rules |\n|---|---|---|\n");
+                for (RootCause c : causes) {
+                    b.append("| ").append(c.outcomes().size()).append(" | `")
+                            .append(cell(c.cause()).replace('`', '\'')).append("` | ").append(cell(c.rules()))
+                            .append(" |\n");
+                }
+                b.append('\n');
+            }
             for (Map.Entry<String, List<Outcome>> e : byContract().entrySet()) {
                 b.append("## ").append(e.getKey()).append("\n\n| Rule | Status | ms | Detail |\n|---|---|---|---|\n");
                 for (Outcome o : e.getValue()) {
@@ -351,6 +489,11 @@ public final class TckReportListener implements TestExecutionListener {
             }
             return b.toString();
         }
+
+        /** Explains the root-cause table; the arguments are the two placeholders as the format writes them. */
+        private static final String ROOT_CAUSE_NOTE = "Each row is one error: the deepest cause of the failures, with"
+                + " the kit's queue names written %s and numbers %s. Fix the most frequent first; the tables below"
+                + " give every rule's own message.";
 
         private static String cell(String s) {
             return s.replace("|", "\\|").replace("\n", " ");
@@ -379,6 +522,7 @@ public final class TckReportListener implements TestExecutionListener {
                     .append(".PASSED{background:#1a7f37}.FAILED{background:#cf222e}.SKIPPED{background:#9a6700}")
                     .append(".NOT_RUN,.INCOMPLETE,.NOT-RUN{background:#57606a}\n")
                     .append("td.status{font-weight:bold;color:#fff;white-space:nowrap}\n")
+                    .append("table.causes td.cause{font-family:ui-monospace,monospace}\n")
                     .append("</style>\n</head>\n<body>\n");
             b.append("<h1>rowqueue TCK: ").append(h(title())).append("</h1>\n");
             b.append("<p><span class=\"verdict ").append(verdict().replace(' ', '-')).append("\">")
@@ -400,6 +544,18 @@ public final class TckReportListener implements TestExecutionListener {
             }
             row(b, "Run at", runAt.toString());
             b.append("</table>\n");
+            List<RootCause> causes = rootCauses();
+            if (!causes.isEmpty()) {
+                b.append("<h2>").append(h(rootCauseHeading(causes))).append("</h2>\n<p>")
+                        .append(String.format(ROOT_CAUSE_NOTE, "<code>&lt;queue&gt;</code>", "<code>#</code>"))
+                        .append("</p>\n<table class=\"causes\">\n")
+                        .append("<tr><th>Rules</th><th>Root cause</th><th>Failed rules</th></tr>\n");
+                for (RootCause c : causes) {
+                    b.append("<tr><td class=\"ms\">").append(c.outcomes().size()).append("</td><td class=\"cause\">")
+                            .append(h(c.cause())).append("</td><td>").append(h(c.rules())).append("</td></tr>\n");
+                }
+                b.append("</table>\n");
+            }
             for (Map.Entry<String, List<Outcome>> e : byContract().entrySet()) {
                 b.append("<h2>").append(h(e.getKey())).append("</h2>\n<table>\n")
                         .append("<tr><th>Rule</th><th>Status</th><th>ms</th><th>Detail</th></tr>\n");
@@ -454,7 +610,20 @@ public final class TckReportListener implements TestExecutionListener {
             for (Status s : Status.values()) {
                 counts.append(counts.length() == 0 ? "" : ", ").append(q(s.name())).append(": ").append(count(s));
             }
-            b.append(counts).append("},\n  \"contracts\": [\n");
+            b.append(counts).append("},\n");
+            List<RootCause> causes = rootCauses();
+            if (!causes.isEmpty()) {
+                b.append("  \"rootCauses\": [\n");
+                for (int i = 0; i < causes.size(); i++) {
+                    RootCause c = causes.get(i);
+                    b.append("    {\"cause\": ").append(q(c.cause())).append(", \"count\": ")
+                            .append(c.outcomes().size()).append(", \"rules\": [")
+                            .append(c.outcomes().stream().map(o -> q(o.rule())).collect(Collectors.joining(", ")))
+                            .append("]}").append(i + 1 < causes.size() ? ",\n" : "\n");
+                }
+                b.append("  ],\n");
+            }
+            b.append("  \"contracts\": [\n");
             for (int i = 0; i < outcomes.size(); i++) {
                 Outcome o = outcomes.get(i);
                 b.append("    {\"contract\": ").append(q(o.contract())).append(", \"rule\": ").append(q(o.rule()))

@@ -6,8 +6,9 @@ import java.util.Optional;
 
 /**
  * A database under test: embedded, an existing server reached by JDBC URL, or a Testcontainers container. The kit
- * needs a data source (pooled, for servers: the concurrency contracts use up to 17 connections at once), a name for
- * the report, and a way to release the database.
+ * needs a data source (pooled, for servers: the concurrency contracts use up to 17 connections at once, and the kit
+ * holds one more for the whole run), a name for the report, and a way to release the database. Every connection of
+ * the data source must reach the same database (see {@link DatabaseHold}).
  */
 public interface TckTarget extends AutoCloseable {
 

@@ -1,0 +1,137 @@
+package dev.rowqueue.internal;
+
+import dev.rowqueue.RowQueues;
+import dev.rowqueue.SchemaException;
+import dev.rowqueue.spi.DatabaseProduct;
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.DialectProvider;
+import dev.rowqueue.spi.SqlErrorKind;
+import dev.rowqueue.spi.WorkTables;
+import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * What schema creation logs when DDL fails: nothing at WARN when another node created the objects first (the
+ * statements fail, the objects exist afterwards), one WARN per statement when an object really cannot be created.
+ * The dialect here does not recognise H2's "already exists" codes, as the portable dialect does not recognise those
+ * of a database it does not know.
+ */
+class SchemaCreationLogTest {
+
+    /** A dialect that knows no "already exists" code, and can break its work queue's jobs table on request. */
+    static final class UnawareDialect extends Dialect {
+        private final boolean brokenJobsTable;
+
+        UnawareDialect(DatabaseProduct product, boolean brokenJobsTable) {
+            super(product);
+            this.brokenJobsTable = brokenJobsTable;
+        }
+
+        @Override
+        public String name() {
+            return "unaware";
+        }
+
+        @Override
+        protected SqlErrorKind classifyOne(SQLException e) {
+            SqlErrorKind kind = super.classifyOne(e);
+            return kind == SqlErrorKind.ALREADY_EXISTS ? SqlErrorKind.OTHER : kind;
+        }
+
+        @Override
+        public List<String> workDdl(WorkTables t) {
+            List<String> ddl = new ArrayList<>(super.workDdl(t));
+            if (brokenJobsTable) {
+                ddl.set(0, "CREATE TABLE " + t.jobs() + " (id NO_SUCH_TYPE)");
+            }
+            return ddl;
+        }
+    }
+
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private PrintStream before;
+
+    @BeforeEach
+    void captureStandardError() {
+        before = System.err;
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    @AfterEach
+    void restoreStandardError() {
+        System.setErr(before);
+    }
+
+    private static RowQueues node(String database, boolean brokenJobsTable) {
+        JdbcDataSource ds = new JdbcDataSource();
+        ds.setURL("jdbc:h2:mem:" + database + ";DB_CLOSE_DELAY=-1");
+        return RowQueues.builder(ds).registerDialect(new DialectProvider() {
+            @Override
+            public String name() {
+                return "unaware";
+            }
+
+            @Override
+            public boolean supports(DatabaseProduct product) {
+                return true;
+            }
+
+            @Override
+            public Dialect create(DatabaseProduct product, Map<String, String> options) {
+                return new UnawareDialect(product, brokenJobsTable);
+            }
+        }).build();
+    }
+
+    private List<String> schemaWarnings() {
+        return err.toString(StandardCharsets.UTF_8).lines()
+                .filter(l -> l.contains("WARN") && l.contains(SchemaManager.class.getName())).toList();
+    }
+
+    @Test
+    void ddl_that_fails_because_another_node_created_the_objects_first_is_not_a_warning() {
+        try (RowQueues first = node("log_race", false); RowQueues second = node("log_race", false)) {
+            first.ring("log_race_ring", 4).push("g", "a");
+            first.workQueue("log_race_work").enqueue("j");
+            first.counters("log_race_counters").increment("k");
+
+            // every CREATE of the second node fails ("already exists", unrecognised); its objects exist
+            second.ring("log_race_ring", 4).push("g", "b");
+            second.workQueue("log_race_work").enqueue("k");
+            assertThat(second.counters("log_race_counters").increment("k")).isEqualTo(2);
+            assertThat(second.workQueue("log_race_work").stats().ready()).isEqualTo(2);
+        }
+        assertThat(schemaWarnings()).isEmpty();
+    }
+
+    @Test
+    void ddl_that_really_fails_is_thrown_as_before_and_warned_once_per_statement() {
+        try (RowQueues first = node("log_broken", true); RowQueues second = node("log_broken", true)) {
+            for (RowQueues node : List.of(first, second, first)) {
+                assertThatThrownBy(() -> node.workQueue("log_broken_work"))
+                        .isInstanceOf(SchemaException.class)
+                        .hasMessageContaining("log_broken_work")
+                        .satisfies(e -> assertThat(e.getSuppressed()).isNotEmpty()
+                                .allSatisfy(s -> assertThat(s).isInstanceOf(SQLException.class)));
+            }
+        }
+        List<String> warnings = schemaWarnings();
+        // the jobs table (bad type) and its index (no table): two statements, each warned once for three attempts
+        assertThat(warnings).hasSize(2);
+        assertThat(warnings.get(0)).contains("CREATE TABLE log_broken_work (id NO_SUCH_TYPE)");
+        assertThat(warnings.get(1)).contains("CREATE INDEX log_broken_work_due ON log_broken_work");
+    }
+}
