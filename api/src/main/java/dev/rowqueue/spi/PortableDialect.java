@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -108,6 +109,28 @@ public final class PortableDialect extends Dialect {
             case LIMIT -> " LIMIT :" + parameter;
             case MAX_ROWS -> "";
         };
+    }
+
+    /**
+     * One claim of a work queue at a time per instance: claims that wait run together as one when the claim before
+     * them ends. On databases whose reads take locks (Derby, HSQLDB's default) consumers that ack and claim at once
+     * otherwise wait for each other in cycles, and on SQLite every writer waits for one lock anyway.
+     */
+    @Override
+    public int claimConcurrency() {
+        return 1;
+    }
+
+    /** Claims write before they read ({@link PortableWorkStore}). */
+    @Override
+    public WorkStore workStore(WorkTables tables) {
+        return new PortableWorkStore(this, tables);
+    }
+
+    /** Nothing to run where the identity moves past explicitly inserted ids by itself. */
+    @Override
+    public List<String> restartIdentity(WorkTables t, long nextId) {
+        return features.identityFollows() ? List.of() : super.restartIdentity(t, nextId);
     }
 
     @Override

@@ -34,15 +34,19 @@ import java.util.concurrent.ThreadLocalRandom;
  *       {@code DESC}</td></tr>
  *   <tr><td>exact key comparison</td><td>{@code 'a' = 'a '} and {@code 'a' = 'A'} on a key column</td><td>keys
  *       stored as they are, with a marker after a trailing blank, or hex encoded (see {@link KeyForm})</td></tr>
+ *   <tr><td>explicit ids</td><td>a row inserted with id 1000, then one without</td><td>whether importing jobs
+ *       with their ids needs the identity restarted</td></tr>
  *   <tr><td>{@code IF NOT EXISTS}</td><td>CREATE TABLE IF NOT EXISTS twice</td><td>idempotent DDL</td></tr>
  *   <tr><td>error reports</td><td>the same key inserted twice, a table created twice, a missing table read</td>
- *       <td>the SQLState and vendor code of a duplicate key, an existing object and a missing table, so that a
- *       creation race is retried, not surfaced</td></tr>
+ *       <td>the SQLState of a duplicate key, an existing object and a missing table (or, from a driver that reports
+ *       none, the vendor code and the message around the table's name), so that a creation race is retried, not
+ *       surfaced; a report that does not tell itself from a syntax error is not used</td></tr>
  * </table>
  *
  * @param identity          the job id column's definition after its name
  * @param identityIsKey     whether that definition declares the primary key itself
  * @param generatedKey      the column name to ask the driver for, or {@code null} for the driver's choice
+ * @param identityFollows   whether rows inserted with explicit ids move the identity past them by themselves
  * @param limit             how a query's rows are limited
  * @param castParameters    whether time parameters need {@code CAST(? AS BIGINT)}
  * @param descendingIndexes whether index columns may be {@code DESC}
@@ -52,7 +56,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param alreadyExists     how an existing table is reported, or {@code null}
  * @param undefinedTable    how a missing table is reported, or {@code null}
  */
-public record PortableFeatures(String identity, boolean identityIsKey, String generatedKey, Limit limit,
+public record PortableFeatures(String identity, boolean identityIsKey, String generatedKey, boolean identityFollows,
+                               Limit limit,
                                boolean castParameters, boolean descendingIndexes, KeyForm keyForm,
                                boolean ifNotExists, ErrorReport duplicateKey, ErrorReport alreadyExists,
                                ErrorReport undefinedTable) {
@@ -85,14 +90,26 @@ public record PortableFeatures(String identity, boolean identityIsKey, String ge
     }
 
     /**
-     * How a database reports one kind of error.
+     * How a database reports one kind of error: by its SQLState where the driver gives one (vendor codes then vary:
+     * Derby's is a severity), else by its vendor code and, where the message names the probe's table, by the message
+     * with any name in that place.
      *
-     * @param sqlState  the SQLState, possibly empty
+     * @param sqlState  the SQLState, or empty where the driver reports none
      * @param errorCode the vendor code
+     * @param message   the message with the table's name as a wildcard, or {@code null} to match any message
      */
-    public record ErrorReport(String sqlState, int errorCode) {
-        static ErrorReport of(SQLException e) {
-            return new ErrorReport(e.getSQLState() == null ? "" : e.getSQLState(), e.getErrorCode());
+    public record ErrorReport(String sqlState, int errorCode, java.util.regex.Pattern message) {
+        private static final String NAME = "[\\w$\"`\\[\\]]+(?:\\.[\\w$\"`\\[\\]]+)*";
+
+        static ErrorReport of(SQLException e, String table) {
+            String state = e.getSQLState() == null ? "" : e.getSQLState();
+            String text = e.getMessage() == null ? "" : e.getMessage();
+            int at = table == null ? -1 : text.toLowerCase(Locale.ROOT).indexOf(table.toLowerCase(Locale.ROOT));
+            java.util.regex.Pattern message = !state.isEmpty() || at < 0 ? null : java.util.regex.Pattern.compile(
+                    java.util.regex.Pattern.quote(text.substring(0, at)) + NAME
+                            + java.util.regex.Pattern.quote(text.substring(at + table.length())),
+                    java.util.regex.Pattern.DOTALL);
+            return new ErrorReport(state, e.getErrorCode(), message);
         }
 
         /**
@@ -100,13 +117,19 @@ public record PortableFeatures(String identity, boolean identityIsKey, String ge
          * @return whether it is reported the same way
          */
         public boolean matches(SQLException e) {
-            return e.getErrorCode() == errorCode && sqlState.equals(e.getSQLState() == null ? "" : e.getSQLState());
+            String state = e.getSQLState() == null ? "" : e.getSQLState();
+            if (!sqlState.isEmpty()) {
+                return sqlState.equals(state);
+            }
+            return state.isEmpty() && e.getErrorCode() == errorCode
+                    && (message == null || (e.getMessage() != null && message.matcher(e.getMessage()).matches()));
         }
+
     }
 
     /** What a database that answered no probe is assumed to accept: the SQL standard. */
     public static final PortableFeatures STANDARD = new PortableFeatures(
-            "BIGINT GENERATED BY DEFAULT AS IDENTITY NOT NULL", false, "id", Limit.FETCH_FIRST, false, true,
+            "BIGINT GENERATED BY DEFAULT AS IDENTITY NOT NULL", false, "id", false, Limit.FETCH_FIRST, false, true,
             KeyForm.EXACT, false, null, null, null);
 
     private static final String[][] IDENTITIES = {
@@ -151,12 +174,12 @@ public record PortableFeatures(String identity, boolean identityIsKey, String ge
 
     private static PortableFeatures probe(Connection c, String table, List<String> created) throws SQLException {
         String keys = table + "_k";
-        ErrorReport undefined = failure(c, "SELECT k FROM " + keys);
+        ErrorReport undefined = failure(c, "SELECT k FROM " + keys, keys);
         exec(c, "CREATE TABLE " + keys + " (k VARCHAR(20) NOT NULL, PRIMARY KEY (k))");
         created.add(keys);
-        ErrorReport exists = failure(c, "CREATE TABLE " + keys + " (k VARCHAR(20) NOT NULL, PRIMARY KEY (k))");
+        ErrorReport exists = failure(c, "CREATE TABLE " + keys + " (k VARCHAR(20) NOT NULL, PRIMARY KEY (k))", keys);
         boolean ifNotExists = failure(c, "CREATE TABLE IF NOT EXISTS " + keys
-                + " (k VARCHAR(20) NOT NULL, PRIMARY KEY (k))") == null;
+                + " (k VARCHAR(20) NOT NULL, PRIMARY KEY (k))", null) == null;
 
         String identity = null;
         boolean identityIsKey = false;
@@ -188,14 +211,48 @@ public record PortableFeatures(String identity, boolean identityIsKey, String ge
             throw new SQLException("the portable dialect cannot write a 64-bit parameter sum on this database,"
                     + " neither as ? + ? nor as CAST(? AS BIGINT) + ?");
         }
-        boolean descending = failure(c, "CREATE INDEX " + table + "_i ON " + table + " (v DESC, id)") == null;
+        boolean descending = failure(c, "CREATE INDEX " + table + "_i ON " + table + " (v DESC, id)", null) == null;
+        boolean identityFollows = identityFollowsExplicitIds(c, table);
 
         exec(c, "INSERT INTO " + keys + " (k) VALUES ('a')");
-        ErrorReport duplicate = failure(c, "INSERT INTO " + keys + " (k) VALUES ('a')");
+        ErrorReport duplicate = failure(c, "INSERT INTO " + keys + " (k) VALUES ('a')", null);
+        ErrorReport syntax = failure(c, "SELECT FROM WHERE", null);
         KeyForm keyForm = matches(c, keys, "A") ? KeyForm.HEX : matches(c, keys, "a ") ? KeyForm.MARKED
                 : KeyForm.EXACT;
-        return new PortableFeatures(identity, identityIsKey, generatedKey, limit, cast, descending, keyForm,
-                ifNotExists, duplicate, exists, undefined);
+        return new PortableFeatures(identity, identityIsKey, generatedKey, identityFollows, limit, cast, descending,
+                keyForm, ifNotExists, usable(duplicate, syntax), usable(exists, syntax), usable(undefined, syntax));
+    }
+
+    /**
+     * A report is used for classification only if it tells its kind of error from a plain syntax error: SQLite's
+     * driver, say, reports a missing table, an existing one and a syntax error all as vendor code 1 without SQLState,
+     * and only the message tells them apart.
+     */
+    private static ErrorReport usable(ErrorReport report, ErrorReport syntax) {
+        if (report == null || syntax == null) {
+            return report;
+        }
+        if (!report.sqlState().isEmpty()) {
+            return report.sqlState().equals(syntax.sqlState()) ? null : report;
+        }
+        boolean sameCode = syntax.sqlState().isEmpty() && syntax.errorCode() == report.errorCode();
+        return sameCode && report.message() == null ? null : report;
+    }
+
+    /** Whether rows inserted with explicit ids move the identity past them by themselves (no restart needed). */
+    private static boolean identityFollowsExplicitIds(Connection c, String table) {
+        try {
+            exec(c, "INSERT INTO " + table + " (id, v, w) VALUES (1000, 0, 0)");
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " (v, w) VALUES (2, 2)")) {
+                ps.executeUpdate();
+            }
+            try (Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT id FROM " + table + " WHERE v = 2")) {
+                return rs.next() && rs.getLong(1) > 1000;
+            }
+        } catch (SQLException e) {
+            return false;
+        }
     }
 
     /** Which way of asking for the generated id returns it: by name as written, upper case, or the driver's way. */
@@ -270,13 +327,17 @@ public record PortableFeatures(String identity, boolean identityIsKey, String ge
         }
     }
 
-    /** Runs a statement expected to fail; returns how, or {@code null} if it succeeded. */
-    private static ErrorReport failure(Connection c, String sql) {
+    /**
+     * Runs a statement expected to fail; returns how, or {@code null} if it succeeded.
+     *
+     * @param table the table the statement names, to find in the message, or {@code null}
+     */
+    private static ErrorReport failure(Connection c, String sql, String table) {
         try {
             exec(c, sql);
             return null;
         } catch (SQLException e) {
-            return ErrorReport.of(e);
+            return ErrorReport.of(e, table);
         }
     }
 

@@ -6,6 +6,8 @@ import dev.rowqueue.RowQueues;
 import dev.rowqueue.TransientRowQueueException;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkQueueOptions;
+import dev.rowqueue.spi.DatabaseProduct;
+import dev.rowqueue.spi.PortableDialect;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -130,16 +132,17 @@ class ClaimConcurrencyTest {
         }
     }
 
+    @Test
+    void the_portable_dialect_runs_one_claim_of_a_queue_at_a_time() {
+        assertEquals(1, new PortableDialect(DatabaseProduct.assumed("AnyDB", 1, 0)).claimConcurrency());
+    }
+
     @ParameterizedTest
-    @ValueSource(ints = {2, 0})
-    void with_two_claims_at_a_time_or_the_portable_dialects_default_the_second_claimer_runs_while_the_first_is_held(
-            int claims) throws Exception {
+    @ValueSource(ints = {2, 3})
+    void with_two_or_more_claims_at_a_time_the_second_claimer_runs_while_the_first_is_held(int claims)
+            throws Exception {
         HoldingDataSource ds = dataSource("gate_" + claims);
-        RowQueues.Builder builder = RowQueues.builder(ds.ds);
-        if (claims > 0) {
-            builder.claimConcurrency(claims);
-        }
-        try (RowQueues rq = builder.build()) {
+        try (RowQueues rq = RowQueues.builder(ds.ds).claimConcurrency(claims).build()) {
             WorkQueue q = rq.workQueue("gated");
             long a = q.enqueue("a");
             long b = q.enqueue("b");

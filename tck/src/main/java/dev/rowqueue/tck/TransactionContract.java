@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.function.LongSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -253,7 +254,10 @@ public abstract class TransactionContract extends Contract {
         WorkQueue q = rq().workQueue(name);
         env().execute("DROP TABLE " + name);
         SchemaException e = assertThrows(SchemaException.class, () -> q.enqueue("x"));
-        assertNotNull(e.sqlState(), "SQLState of " + e.getMessage());
+        SQLException driver = assertInstanceOf(SQLException.class, e.getCause(), "the driver's exception is the cause");
+        assertEquals(driver.getSQLState(), e.sqlState(), "the driver's SQLState, where it reports one");
+        assertEquals(driver.getErrorCode(), e.vendorCode(), "the driver's vendor code");
+        assertTrue(e.sqlState() != null || e.vendorCode() != 0, "an SQLState or a vendor code: " + e.getMessage());
         assertTrue(e.getMessage().contains("SQLState"), e.getMessage());
         assertTrue(e instanceof RowQueueException);
     }

@@ -2,8 +2,11 @@ package dev.rowqueue.tck;
 
 import java.nio.file.Files;
 
-/** The whole kit on an SQLite file database in WAL mode, served by the portable dialect. */
-class PortableSqliteFileTckTest extends RowQueueTck {
+/**
+ * The whole kit on an SQLite file database in WAL mode, served by the portable dialect. A busy timeout makes a
+ * writer wait for another instead of failing at once.
+ */
+class SqliteFilePortableTckTest extends RowQueueTck {
     @Override
     protected TckTarget target() throws Exception {
         String file = Files.createTempDirectory("rowqueue-sqlite").resolve("tck.db").toString();

@@ -3,7 +3,7 @@ package dev.rowqueue.tck;
 import java.nio.file.Files;
 
 /** The whole kit on an HSQLDB file database, served by the portable dialect. */
-class PortableHsqldbFileTckTest extends RowQueueTck {
+class HsqldbFilePortableTckTest extends RowQueueTck {
     @Override
     protected TckTarget target() throws Exception {
         String file = Files.createTempDirectory("rowqueue-hsqldb").resolve("tck").toString();

@@ -1,0 +1,94 @@
+package dev.rowqueue.tck;
+
+import dev.rowqueue.spi.PortableFeatures;
+import dev.rowqueue.spi.PortableFeatures.KeyForm;
+import dev.rowqueue.spi.PortableFeatures.Limit;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What the portable dialect's probes find on real engines, each of which differs from the SQL standard somewhere:
+ * the answers come from the database, and the probe leaves no table behind.
+ */
+class PortableFeaturesTest {
+
+    private static PortableFeatures probe(String url) throws SQLException {
+        try (Connection c = DriverManager.getConnection(url)) {
+            int before = tables(c);
+            PortableFeatures f = PortableFeatures.probe(c);
+            assertEquals(before, tables(c), "the probe drops its scratch tables");
+            assertTrue(c.getAutoCommit());
+            return f;
+        }
+    }
+
+    private static int tables(Connection c) throws SQLException {
+        int n = 0;
+        try (ResultSet rs = c.getMetaData().getTables(null, null, "%", new String[] {"TABLE"})) {
+            while (rs.next()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    @Test
+    void hsqldb_compares_text_blank_padded_and_types_untyped_parameter_sums_as_32_bit() throws SQLException {
+        PortableFeatures f = probe("jdbc:hsqldb:mem:probe;user=SA");
+        assertEquals(KeyForm.MARKED, f.keyForm(), "'a' = 'a ' on HSQLDB");
+        assertTrue(f.castParameters(), "? + ? of epoch milliseconds is out of range without a cast");
+        assertTrue(f.identity().contains("START WITH 1"), "ids start at 1: " + f.identity());
+        assertEquals("23505", f.duplicateKey().sqlState());
+    }
+
+    @Test
+    void derby_refuses_two_untyped_operands_and_pads_blanks() throws SQLException {
+        PortableFeatures f = probe("jdbc:derby:memory:probe;create=true");
+        assertTrue(f.castParameters(), "Derby: both operands of '+' may not be ? parameters");
+        assertEquals(KeyForm.MARKED, f.keyForm());
+        assertFalse(f.ifNotExists());
+        assertEquals(Limit.FETCH_FIRST, f.limit());
+        assertEquals("X0Y32", f.alreadyExists().sqlState());
+        assertEquals("42X05", f.undefinedTable().sqlState());
+        assertFalse(f.identityFollows(), "Derby's identity ignores explicitly inserted ids: a restart is needed");
+    }
+
+    @Test
+    void sqlite_has_its_own_identity_limit_and_errors_without_sqlstates() throws Exception {
+        String file = Files.createTempDirectory("rowqueue-probe").resolve("p.db").toString();
+        PortableFeatures f = probe("jdbc:sqlite:" + file);
+        assertTrue(f.identityIsKey(), "INTEGER PRIMARY KEY AUTOINCREMENT: " + f.identity());
+        assertTrue(f.identityFollows(), "AUTOINCREMENT continues after explicitly inserted ids");
+        assertEquals(Limit.LIMIT, f.limit());
+        assertEquals(KeyForm.EXACT, f.keyForm());
+        assertFalse(f.castParameters());
+        assertNotNull(f.undefinedTable().message(), "no SQLState: the message tells a missing table");
+        assertNotNull(f.alreadyExists().message());
+        assertTrue(f.undefinedTable().matches(new SQLException(
+                "[SQLITE_ERROR] SQL error or missing database (no such table: tck_abcdefgh)", null, 1)));
+        assertFalse(f.undefinedTable().matches(new SQLException(
+                "[SQLITE_ERROR] SQL error or missing database (near \"ALTER\": syntax error)", null, 1)),
+                "a syntax error is not a missing table");
+    }
+
+    @Test
+    void h2_is_the_standard() throws SQLException {
+        PortableFeatures f = probe("jdbc:h2:mem:probe");
+        assertEquals(KeyForm.EXACT, f.keyForm());
+        assertFalse(f.castParameters());
+        assertEquals(Limit.FETCH_FIRST, f.limit());
+        assertTrue(f.descendingIndexes());
+        assertNull(f.undefinedTable().message(), "an SQLState is enough");
+    }
+}
