@@ -83,6 +83,19 @@ public class SqliteDialect extends Dialect {
     }
 
     /**
+     * One claim of a work queue at a time per {@code RowQueues} instance: SQLite runs one writer at a time anyway,
+     * and a claim that waits for the write lock inside SQLite sleeps in its busy handler (1, 2, 5, 10 ... 100 ms
+     * steps) however soon the lock frees, while one that waits in the JVM starts when the claim before it ends and
+     * runs together with the other waiting claims as one. Measured with the bench (quick profile, 16 threads, 2
+     * shared cores, noisy): claim+ack of one job 4,500 -> 6,400 jobs/s (p99 57 -> 20 ms), worker loop of batches
+     * of 10 32,000 -> 46,800 (p99 130 -> 12 ms); at 4 threads within the noise.
+     */
+    @Override
+    public int claimConcurrency() {
+        return 1;
+    }
+
+    /**
      * SQLite's transactions are serializable, and the driver accepts no other level than that and READ UNCOMMITTED
      * (it refuses READ COMMITTED): nothing to check or set.
      */
@@ -187,6 +200,18 @@ public class SqliteDialect extends Dialect {
         return List.of("UPDATE sqlite_sequence SET seq = MAX(seq, " + (nextId - 1) + ") WHERE name = " + name,
                 "INSERT INTO sqlite_sequence (name, seq) SELECT " + name + ", " + (nextId - 1)
                         + " WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = " + name + ")");
+    }
+
+    /**
+     * The safe strategy's entries have no {@code (grp, seq)} index: a push then writes the head row and one slot row
+     * with its primary key, and no third b-tree. Measured with JDBC on SQLite 3.54 in WAL mode
+     * ({@code synchronous=NORMAL}), one connection, 1,000 groups of capacity 10: 71-78 microseconds a push with
+     * the index, 55-58 without (a bare one-row INSERT: 24-31). Newest-first reads with a limit find their slots
+     * through the head row ({@code SqliteRingStore.newestByHead}).
+     */
+    @Override
+    protected boolean safeRingsIndexSeq() {
+        return false;
     }
 
     @Override

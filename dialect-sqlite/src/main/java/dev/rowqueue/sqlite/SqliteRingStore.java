@@ -1,6 +1,7 @@
 package dev.rowqueue.sqlite;
 
 import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.Jdbc;
 import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Sql;
 import dev.rowqueue.spi.StandardRingStore;
@@ -32,6 +33,7 @@ final class SqliteRingStore extends StandardRingStore {
 
     private final Sql bump;
     private final Sql upsert;
+    private final Sql newestByHead;
 
     SqliteRingStore(Dialect dialect, RingTables tables, int capacity) {
         super(dialect, tables, capacity);
@@ -40,6 +42,21 @@ final class SqliteRingStore extends StandardRingStore {
         upsert = Sql.of("INSERT INTO " + t.entries() + " (grp, slot, seq, payload, pushed_ms) VALUES (:grp, :slot,"
                 + " :seq, :payload, " + dialect.nowMillis() + ") ON CONFLICT (grp, slot) DO UPDATE SET"
                 + " seq = excluded.seq, payload = excluded.payload, pushed_ms = excluded.pushed_ms");
+        String last = "(SELECT last_seq FROM " + t.heads() + " WHERE grp = :grp)";
+        newestByHead = Sql.of("WITH RECURSIVE s(seq, k) AS (SELECT " + last + ", 1 UNION ALL SELECT seq - 1, k + 1"
+                + " FROM s WHERE k < :limit AND seq > 1) SELECT " + Jdbc.ENTRY_COLUMNS + " FROM " + t.entries()
+                + " WHERE grp = :grp AND slot IN (SELECT seq % :cap FROM s) AND seq > " + last + " - :limit"
+                + " ORDER BY seq DESC");
+    }
+
+    /**
+     * The slots of the last {@code :limit} numbers, counted down from the head row's last number by a recursive
+     * common table expression: a lookup of the primary key per slot instead of a sort of the whole group, since
+     * these rings have no {@code (grp, seq)} index ({@link SqliteDialect#safeRingsIndexSeq}).
+     */
+    @Override
+    protected Sql newestByHead() {
+        return newestByHead;
     }
 
     @Override

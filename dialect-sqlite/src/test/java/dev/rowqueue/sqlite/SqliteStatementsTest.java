@@ -77,6 +77,41 @@ class SqliteStatementsTest {
     }
 
     @Test
+    void newest_first_reads_with_a_limit_look_up_their_slots_through_the_head_row() throws SQLException {
+        CountingDataSource counting = counting("newest");
+        try (RowQueues rq = RowQueues.builder(counting).build()) {
+            RingQueue ring = rq.ring("big", 1000);
+            for (int i = 1; i <= 1005; i++) {
+                ring.push("g", "p" + i);
+            }
+            counting.record();
+            assertEquals(List.of("p1005", "p1004", "p1003", "p1002", "p1001", "p1000"),
+                    ring.newestFirst("g", 6).stream().map(RingEntry::payload).toList(), "across the wrap");
+            List<String> sql = counting.recorded();
+            assertEquals(1, sql.size(), sql.toString());
+            assertTrue(sql.get(0).startsWith("WITH RECURSIVE"), sql.get(0));
+            StringBuilder plan = new StringBuilder();
+            try (Connection c = counting.getConnection();
+                 java.sql.PreparedStatement explain = c.prepareStatement("EXPLAIN QUERY PLAN " + sql.get(0))) {
+                for (int i = 1; i <= 6; i++) { // :grp, :limit, :grp, :cap, :grp, :limit
+                    explain.setObject(i, i % 2 == 1 ? "g" : (Object) 6);
+                }
+                try (java.sql.ResultSet rs = explain.executeQuery()) {
+                    while (rs.next()) {
+                        plan.append(rs.getString("detail")).append('\n');
+                    }
+                }
+            }
+            assertTrue(plan.toString().matches("(?s).*SEARCH big USING INDEX \\S+ \\(grp=\\? AND slot=\\?\\).*"),
+                    "the entries are looked up by (grp, slot), not scanned and sorted:\n" + plan);
+            ring.clear("g");
+            ring.push("g", "after clear");
+            assertEquals(List.of("after clear"), ring.newestFirst("g", 6).stream().map(RingEntry::payload).toList(),
+                    "slots holding numbers from before the clear are left out");
+        }
+    }
+
+    @Test
     void a_claim_is_one_update_after_a_read_that_found_work_and_returns_claim_order() {
         CountingDataSource counting = counting("claim");
         try (RowQueues rq = RowQueues.builder(counting).build()) {
