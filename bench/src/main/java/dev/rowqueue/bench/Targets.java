@@ -17,13 +17,13 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.stream.Stream;
 
-/** The databases the benchmarks know: H2 in memory, embedded PostgreSQL, embedded MariaDB. */
+/** The databases the benchmarks know: H2 in memory, embedded PostgreSQL, embedded MariaDB, an SQLite file. */
 final class Targets {
     private Targets() {
     }
 
     /** Known target names, in the order {@code all} runs them. */
-    static final String KNOWN = "h2, postgres, mariadb";
+    static final String KNOWN = "h2, postgres, mariadb, sqlite";
 
     /**
      * Connections: 16 client threads at most, plus the peer's polling thread, a listening connection for blocking
@@ -50,6 +50,7 @@ final class Targets {
             case "h2" -> h2();
             case "postgres", "postgresql", "pg" -> postgres(durable);
             case "mariadb" -> mariadb(durable);
+            case "sqlite" -> sqlite(durable);
             default -> throw new IllegalArgumentException("unknown target '" + name + "'; known: " + KNOWN);
         };
     }
@@ -223,6 +224,63 @@ final class Targets {
                 }
             }
         };
+    }
+
+    /**
+     * An SQLite file in a temporary directory, in WAL mode, through xerial's driver (in process: no round trips to
+     * count). Durable: {@code synchronous=FULL}, SQLite's default (the WAL is synced at every commit); otherwise
+     * {@code NORMAL} (synced at checkpoints only: a commit survives the application's crash but maybe not the
+     * machine's, as with PostgreSQL's {@code synchronous_commit=off}). Connections keep the driver's busy timeout.
+     */
+    static BenchTarget sqlite(boolean durable) throws IOException, SQLException {
+        Path dir = Files.createTempDirectory("rowqueue-bench-sqlite-");
+        String url = "jdbc:sqlite:" + dir.resolve("bench.db") + "?journal_mode=WAL&synchronous="
+                + (durable ? "FULL" : "NORMAL");
+        HikariDataSource ds = pool("sqlite", url, null, null);
+        String version = version(ds);
+        String shown = pragmas(ds, "journal_mode", "synchronous", "busy_timeout", "page_size", "cache_size");
+        return new BenchTarget() {
+            @Override
+            public String name() {
+                return "SQLite " + version;
+            }
+
+            @Override
+            public String settings() {
+                return "a file in a temporary directory, in-process (xerial sqlite-jdbc), " + shown
+                        + ", other settings the driver's defaults";
+            }
+
+            @Override
+            public String maintenance(String table) {
+                return "ANALYZE " + table;
+            }
+
+            @Override
+            public DataSource dataSource() {
+                return ds;
+            }
+
+            @Override
+            public void close() {
+                ds.close();
+                deleteQuietly(dir);
+            }
+        };
+    }
+
+    /** @return {@code name=value} of SQLite pragmas, as one pooled connection reports them */
+    static String pragmas(DataSource ds, String... names) throws SQLException {
+        StringBuilder b = new StringBuilder();
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            for (String name : names) {
+                try (java.sql.ResultSet rs = s.executeQuery("PRAGMA " + name)) {
+                    rs.next();
+                    b.append(b.length() == 0 ? "" : ", ").append(name).append('=').append(rs.getString(1));
+                }
+            }
+        }
+        return b.toString();
     }
 
     /** @return {@code name=value} of MariaDB/MySQL variables */
