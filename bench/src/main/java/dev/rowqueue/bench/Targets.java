@@ -15,6 +15,7 @@ import java.sql.Statement;
 import java.util.Comparator;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 /** The databases the benchmarks know: H2 in memory, embedded PostgreSQL, embedded MariaDB, an SQLite file. */
@@ -106,7 +107,8 @@ final class Targets {
         String url = "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
         HikariDataSource ds = pool("postgres", url, "postgres", "");
         String version = version(ds);
-        String shown = show(ds, "synchronous_commit", "fsync", "wal_sync_method", "shared_buffers", "max_wal_size");
+        String shown = settings(ds, n -> "SHOW " + n, "synchronous_commit", "fsync", "wal_sync_method",
+                "shared_buffers", "max_wal_size");
         return new BenchTarget() {
             @Override
             public String name() {
@@ -178,8 +180,8 @@ final class Targets {
         String url = "jdbc:mariadb://127.0.0.1:" + port + "/bench";
         HikariDataSource ds = pool("mariadb", url, "root", "");
         String version = version(ds);
-        String shown = variables(ds, "innodb_flush_log_at_trx_commit", "innodb_buffer_pool_size", "log_bin",
-                "transaction_isolation");
+        String shown = settings(ds, n -> "SELECT @@" + n, "innodb_flush_log_at_trx_commit",
+                "innodb_buffer_pool_size", "log_bin", "transaction_isolation");
         return new BenchTarget() {
             @Override
             public String name() {
@@ -238,7 +240,8 @@ final class Targets {
                 + (durable ? "FULL" : "NORMAL");
         HikariDataSource ds = pool("sqlite", url, null, null);
         String version = version(ds);
-        String shown = pragmas(ds, "journal_mode", "synchronous", "busy_timeout", "page_size", "cache_size");
+        String shown = settings(ds, n -> "PRAGMA " + n, "journal_mode", "synchronous", "busy_timeout",
+                "page_size", "cache_size");
         return new BenchTarget() {
             @Override
             public String name() {
@@ -269,26 +272,18 @@ final class Targets {
         };
     }
 
-    /** @return {@code name=value} of SQLite pragmas, as one pooled connection reports them */
-    static String pragmas(DataSource ds, String... names) throws SQLException {
+    /**
+     * @param ds    the database
+     * @param query the query that reads one setting, by its name: {@code SHOW <name>} (PostgreSQL),
+     *              {@code SELECT @@<name>} (MariaDB/MySQL), {@code PRAGMA <name>} (SQLite)
+     * @param names the settings
+     * @return {@code name=value} of each, as the database reports them
+     */
+    static String settings(DataSource ds, UnaryOperator<String> query, String... names) throws SQLException {
         StringBuilder b = new StringBuilder();
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
             for (String name : names) {
-                try (java.sql.ResultSet rs = s.executeQuery("PRAGMA " + name)) {
-                    rs.next();
-                    b.append(b.length() == 0 ? "" : ", ").append(name).append('=').append(rs.getString(1));
-                }
-            }
-        }
-        return b.toString();
-    }
-
-    /** @return {@code name=value} of MariaDB/MySQL variables */
-    static String variables(DataSource ds, String... names) throws SQLException {
-        StringBuilder b = new StringBuilder();
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-            for (String name : names) {
-                try (java.sql.ResultSet rs = s.executeQuery("SELECT @@" + name)) {
+                try (java.sql.ResultSet rs = s.executeQuery(query.apply(name))) {
                     rs.next();
                     b.append(b.length() == 0 ? "" : ", ").append(name).append('=').append(rs.getString(1));
                 }
@@ -302,20 +297,6 @@ final class Targets {
             DatabaseMetaData m = c.getMetaData();
             return m.getDatabaseProductVersion().replaceAll("\\s.*$", "");
         }
-    }
-
-    /** @return {@code name=value} of PostgreSQL settings, as the server reports them */
-    static String show(DataSource ds, String... names) throws SQLException {
-        StringBuilder b = new StringBuilder();
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-            for (String name : names) {
-                try (java.sql.ResultSet rs = s.executeQuery("SHOW " + name)) {
-                    rs.next();
-                    b.append(b.length() == 0 ? "" : ", ").append(name).append('=').append(rs.getString(1));
-                }
-            }
-        }
-        return b.toString();
     }
 
     static void sql(DataSource ds, String... statements) throws SQLException {
