@@ -21,13 +21,13 @@ import java.sql.Statement;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 
 /**
  * SQLite 3.35 and later through the xerial driver ({@code org.xerial:sqlite-jdbc}): {@code RETURNING} and
- * {@code INSERT ... ON CONFLICT ... DO UPDATE}, so a claim and a counter increment are one statement each and a ring
- * push is one transaction of two (the head row's upsert returning the new number, then the slot's upsert).
+ * {@code INSERT ... ON CONFLICT ... DO UPDATE}, so a counter increment is one statement, a claim one statement after
+ * a read that takes no lock, and a ring push one transaction of two (the head row's upsert returning the new number,
+ * then the slot's upsert). The stores are the portable ones with these statements; see docs/sqlite.md.
  *
  * <p>SQLite runs one writer at a time per database file: a writing statement or transaction holds the database's
  * write lock until it ends. So this dialect makes writers wait for each other rather than fail:
@@ -39,6 +39,7 @@ import java.util.Set;
  *   <li>a connection whose busy timeout is 0 (no waiting) gets {@value #BUSY_TIMEOUT_MS} ms when rowqueue uses it
  *       ({@link #bind} and {@link #beginTransaction}; through xerial's API, where its classes are visible to this
  *       module); the driver's own default, 3,000 ms, is kept;</li>
+ *   <li>claims of one work queue take turns in the JVM ({@link #claimConcurrency});</li>
  *   <li>{@code SQLITE_BUSY} and {@code SQLITE_LOCKED} that still happen are retried by the core.</li>
  * </ul>
  *
@@ -196,7 +197,7 @@ public class SqliteDialect extends Dialect {
     /** AUTOINCREMENT continues after the greater of the largest id and {@code sqlite_sequence}'s number. */
     @Override
     public List<String> restartIdentity(WorkTables t, long nextId) {
-        String name = "'" + t.jobs().toLowerCase(Locale.ROOT) + "'";
+        String name = "'" + t.jobs() + "'"; // a validated identifier, as CREATE TABLE wrote it
         return List.of("UPDATE sqlite_sequence SET seq = MAX(seq, " + (nextId - 1) + ") WHERE name = " + name,
                 "INSERT INTO sqlite_sequence (name, seq) SELECT " + name + ", " + (nextId - 1)
                         + " WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = " + name + ")");
