@@ -31,12 +31,12 @@ final class BoundExecutor implements Executor {
             }
             return op.retriesDuplicateKey() ? underSavepoint(op) : op.run(connection);
         } catch (SQLException e) {
-            throw Errors.map(what + " (on the caller's connection)", e, dialect.classify(e));
+            throw Errors.map(what + " (on the caller's connection)", e, dialect.classify(e), dialect);
         }
     }
 
     private <R> R ownTransaction(SqlOp<R> op) throws SQLException {
-        connection.setAutoCommit(false);
+        dialect.beginTransaction(connection);
         try {
             R result = op.run(connection);
             connection.commit();

@@ -3,6 +3,7 @@ package dev.rowqueue.internal;
 import dev.rowqueue.RowQueueException;
 import dev.rowqueue.SchemaException;
 import dev.rowqueue.TransientRowQueueException;
+import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.SqlErrorKind;
 
 import java.sql.SQLException;
@@ -12,7 +13,8 @@ final class Errors {
     private Errors() {
     }
 
-    static RowQueueException map(String what, SQLException e, SqlErrorKind kind) {
+    static RowQueueException map(String what, SQLException driver, SqlErrorKind kind, Dialect dialect) {
+        SQLException e = withState(driver, dialect);
         String detail = describe(e);
         if (kind.transientFailure()) {
             return new TransientRowQueueException(what + " failed transiently (" + kind + "): " + detail, e);
@@ -22,6 +24,16 @@ final class Errors {
                     + "); was it dropped outside rowqueue?", e);
         }
         return new RowQueueException(what + " failed: " + detail, e);
+    }
+
+    /**
+     * @return the exception, or, where the dialect derives an SQLState the driver did not report, one that carries
+     *         it with the driver's exception as its cause
+     */
+    static SQLException withState(SQLException e, Dialect dialect) {
+        String state = dialect.sqlState(e);
+        return state == null || state.equals(e.getSQLState()) ? e
+                : new SQLException(e.getMessage(), state, e.getErrorCode(), e);
     }
 
     static String describe(SQLException e) {

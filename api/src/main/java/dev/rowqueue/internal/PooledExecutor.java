@@ -56,7 +56,7 @@ final class PooledExecutor implements Executor {
                     throw new TransientRowQueueException(what + " lost a creation race " + attempt
                             + " times: " + Errors.describe(e), e);
                 }
-                throw Errors.map(what + (attempt > 1 ? " (after " + attempt + " attempts)" : ""), e, kind);
+                throw Errors.map(what + (attempt > 1 ? " (after " + attempt + " attempts)" : ""), e, kind, dialect);
             }
         }
     }
@@ -86,7 +86,7 @@ final class PooledExecutor implements Executor {
                     }
                 }
                 if (autoCommit) {
-                    c.setAutoCommit(false);
+                    dialect.beginTransaction(c);
                 }
                 R result;
                 try {

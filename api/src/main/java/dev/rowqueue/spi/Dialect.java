@@ -111,6 +111,21 @@ public abstract class Dialect {
         return true;
     }
 
+    /**
+     * Starts the transaction of a multi-statement operation on a connection in auto-commit mode: one the core
+     * borrowed from the data source, or a caller's connection in auto-commit mode. The core then runs the operation,
+     * ends the transaction with {@link java.sql.Connection#commit()} or {@link java.sql.Connection#rollback()} and
+     * turns auto-commit back on. The default turns auto-commit off and lets the driver start the transaction. A
+     * database whose default transaction takes no lock until it writes, and then may fail instead of waiting
+     * (SQLite's {@code DEFERRED} transactions), starts one that takes its write lock at once.
+     *
+     * @param connection a connection in auto-commit mode; if this fails, it is left in auto-commit mode
+     * @throws SQLException from the driver
+     */
+    public void beginTransaction(java.sql.Connection connection) throws SQLException {
+        connection.setAutoCommit(false);
+    }
+
     // ---------------------------------------------------------------- time
 
     /**
@@ -453,6 +468,19 @@ public abstract class Dialect {
             }
         }
         return SqlErrorKind.OTHER;
+    }
+
+    /**
+     * The SQLState that rowqueue's exceptions ({@link dev.rowqueue.RowQueueException#sqlState()}) report for a
+     * driver exception. The default is the driver's own. A dialect whose driver reports none (SQLite's xerial driver)
+     * derives a standard one from the vendor code; the core then hands the driver's exception on as the cause of an
+     * {@link SQLException} that carries the derived state, message and vendor code.
+     *
+     * @param e a driver exception
+     * @return its SQLState, or {@code null}
+     */
+    public String sqlState(SQLException e) {
+        return e.getSQLState();
     }
 
     private static SQLException next(SQLException x) {

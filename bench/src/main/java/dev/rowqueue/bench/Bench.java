@@ -33,7 +33,7 @@ import java.util.regex.Pattern;
  * one run, every workload at each thread count of the profile.
  *
  * <pre>
- * Bench [--profile smoke|quick|full] [--targets h2,postgres,mariadb|all] [--only REGEX] [--out DIR] [--durable true|false] [--threads 1,4,16] [--claim-concurrency N|unlimited]
+ * Bench [--profile smoke|quick|full] [--targets h2,postgres,mariadb,sqlite|all] [--only REGEX] [--out DIR] [--durable true|false] [--threads 1,4,16] [--claim-concurrency N|unlimited]
  * </pre>
  */
 public final class Bench {
@@ -557,7 +557,7 @@ public final class Bench {
         }
         md.append("- rowqueue: claimConcurrency ").append(claimConcurrency == null
                         ? "the dialect's default (no limit on H2; on PostgreSQL and MariaDB the processors, at least 2: "
-                        + Math.max(2, Runtime.getRuntime().availableProcessors()) + ")"
+                        + Math.max(2, Runtime.getRuntime().availableProcessors()) + "; on SQLite 1)"
                         : claimConcurrency == Integer.MAX_VALUE ? "unlimited" : claimConcurrency.toString())
                 .append("; claims that wait for a permit run together as one statement.\n");
         md.append("- Pools: HikariCP, ").append(Targets.POOL).append(" connections. Peer: ").append(Peer.CONFIG)

@@ -15,15 +15,16 @@ import java.sql.Statement;
 import java.util.Comparator;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
-/** The databases the benchmarks know: H2 in memory, embedded PostgreSQL, embedded MariaDB. */
+/** The databases the benchmarks know: H2 in memory, embedded PostgreSQL, embedded MariaDB, an SQLite file. */
 final class Targets {
     private Targets() {
     }
 
     /** Known target names, in the order {@code all} runs them. */
-    static final String KNOWN = "h2, postgres, mariadb";
+    static final String KNOWN = "h2, postgres, mariadb, sqlite";
 
     /**
      * Connections: 16 client threads at most, plus the peer's polling thread, a listening connection for blocking
@@ -50,6 +51,7 @@ final class Targets {
             case "h2" -> h2();
             case "postgres", "postgresql", "pg" -> postgres(durable);
             case "mariadb" -> mariadb(durable);
+            case "sqlite" -> sqlite(durable);
             default -> throw new IllegalArgumentException("unknown target '" + name + "'; known: " + KNOWN);
         };
     }
@@ -105,7 +107,8 @@ final class Targets {
         String url = "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
         HikariDataSource ds = pool("postgres", url, "postgres", "");
         String version = version(ds);
-        String shown = show(ds, "synchronous_commit", "fsync", "wal_sync_method", "shared_buffers", "max_wal_size");
+        String shown = settings(ds, n -> "SHOW " + n, "synchronous_commit", "fsync", "wal_sync_method",
+                "shared_buffers", "max_wal_size");
         return new BenchTarget() {
             @Override
             public String name() {
@@ -177,8 +180,8 @@ final class Targets {
         String url = "jdbc:mariadb://127.0.0.1:" + port + "/bench";
         HikariDataSource ds = pool("mariadb", url, "root", "");
         String version = version(ds);
-        String shown = variables(ds, "innodb_flush_log_at_trx_commit", "innodb_buffer_pool_size", "log_bin",
-                "transaction_isolation");
+        String shown = settings(ds, n -> "SELECT @@" + n, "innodb_flush_log_at_trx_commit",
+                "innodb_buffer_pool_size", "log_bin", "transaction_isolation");
         return new BenchTarget() {
             @Override
             public String name() {
@@ -225,12 +228,62 @@ final class Targets {
         };
     }
 
-    /** @return {@code name=value} of MariaDB/MySQL variables */
-    static String variables(DataSource ds, String... names) throws SQLException {
+    /**
+     * An SQLite file in a temporary directory, in WAL mode, through xerial's driver (in process: no round trips to
+     * count). Durable: {@code synchronous=FULL}, SQLite's default (the WAL is synced at every commit); otherwise
+     * {@code NORMAL} (synced at checkpoints only: a commit survives the application's crash but maybe not the
+     * machine's, as with PostgreSQL's {@code synchronous_commit=off}). Connections keep the driver's busy timeout.
+     */
+    static BenchTarget sqlite(boolean durable) throws IOException, SQLException {
+        Path dir = Files.createTempDirectory("rowqueue-bench-sqlite-");
+        String url = "jdbc:sqlite:" + dir.resolve("bench.db") + "?journal_mode=WAL&synchronous="
+                + (durable ? "FULL" : "NORMAL");
+        HikariDataSource ds = pool("sqlite", url, null, null);
+        String version = version(ds);
+        String shown = settings(ds, n -> "PRAGMA " + n, "journal_mode", "synchronous", "busy_timeout",
+                "page_size", "cache_size");
+        return new BenchTarget() {
+            @Override
+            public String name() {
+                return "SQLite " + version;
+            }
+
+            @Override
+            public String settings() {
+                return "a file in a temporary directory, in-process (xerial sqlite-jdbc), " + shown
+                        + ", other settings the driver's defaults";
+            }
+
+            @Override
+            public String maintenance(String table) {
+                return "ANALYZE " + table;
+            }
+
+            @Override
+            public DataSource dataSource() {
+                return ds;
+            }
+
+            @Override
+            public void close() {
+                ds.close();
+                deleteQuietly(dir);
+            }
+        };
+    }
+
+    /**
+     * @param ds    the database
+     * @param query the query that reads one setting, by its name: {@code SHOW <name>} (PostgreSQL),
+     *              {@code SELECT @@<name>} (MariaDB/MySQL), {@code PRAGMA <name>} (SQLite)
+     * @param names the settings
+     * @return {@code name=value} of each, as the database reports them
+     */
+    static String settings(DataSource ds, UnaryOperator<String> query, String... names) throws SQLException {
         StringBuilder b = new StringBuilder();
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
             for (String name : names) {
-                try (java.sql.ResultSet rs = s.executeQuery("SELECT @@" + name)) {
+                try (java.sql.ResultSet rs = s.executeQuery(query.apply(name))) {
                     rs.next();
                     b.append(b.length() == 0 ? "" : ", ").append(name).append('=').append(rs.getString(1));
                 }
@@ -244,20 +297,6 @@ final class Targets {
             DatabaseMetaData m = c.getMetaData();
             return m.getDatabaseProductVersion().replaceAll("\\s.*$", "");
         }
-    }
-
-    /** @return {@code name=value} of PostgreSQL settings, as the server reports them */
-    static String show(DataSource ds, String... names) throws SQLException {
-        StringBuilder b = new StringBuilder();
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-            for (String name : names) {
-                try (java.sql.ResultSet rs = s.executeQuery("SHOW " + name)) {
-                    rs.next();
-                    b.append(b.length() == 0 ? "" : ", ").append(name).append('=').append(rs.getString(1));
-                }
-            }
-        }
-        return b.toString();
     }
 
     static void sql(DataSource ds, String... statements) throws SQLException {

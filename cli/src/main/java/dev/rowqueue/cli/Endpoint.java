@@ -79,7 +79,8 @@ public record Endpoint(String url, String user, String password, String dialect,
             if (!hasDriver()) {
                 throw new CliException(ExitCode.DATABASE, "no JDBC driver takes " + displayUrl() + ". The jar"
                         + " bundles H2 (jdbc:h2:), PostgreSQL (jdbc:postgresql:) and MariaDB (jdbc:mariadb:); add"
-                        + " others, such as MySQL Connector/J, Oracle's ojdbc or IBM's db2jcc, with --driver-jar PATH",
+                        + " others, such as MySQL Connector/J, Oracle's ojdbc, IBM's db2jcc or xerial's"
+                        + " sqlite-jdbc, with --driver-jar PATH",
                         e);
             }
             throw new CliException(ExitCode.DATABASE, "cannot connect to " + displayUrl() + ": " + e.getMessage()

@@ -36,6 +36,7 @@ final class SchemaCommand extends BaseCommand {
             Map.entry("mariadb", new String[] {"MariaDB", "11.4"}),
             Map.entry("oracle", new String[] {"Oracle", "23.0"}),
             Map.entry("db2", new String[] {"DB2/LINUXX8664", "12.1"}),
+            Map.entry("sqlite", new String[] {"SQLite", "3.45"}),
             Map.entry("portable", new String[] {"SQL", "1.0"}));
 
     private static final Pattern VERSION = Pattern.compile("(\\d+)(?:\\.(\\d+))?.*");

@@ -12,7 +12,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalLong;
@@ -191,18 +190,7 @@ final class PostgresWorkStore extends StandardWorkStore {
 
     @Override
     public SqlOp<List<Job>> claim(int max, long leaseMs, long token) {
-        return SqlOp.statement(c -> {
-            List<Claimed> claimed = new ArrayList<>();
-            try (PreparedStatement ps = claim.prepare(c)) {
-                dialect.bind(claim, ps).setInt("n", max).set("token", token).set("lease", leaseMs).done();
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        claimed.add(Claimed.of(rs));
-                    }
-                }
-            }
-            return inClaimOrder(claimed);
-        });
+        return SqlOp.statement(c -> claimReturning(c, claim, max, leaseMs, token));
     }
 
     /** Acks and claims in one statement: a {@code DELETE} and the claim as data-modifying CTEs. */
@@ -235,27 +223,6 @@ final class PostgresWorkStore extends StandardWorkStore {
             }
             return new AckedAndClaimed(acked, inClaimOrder(claimed));
         });
-    }
-
-    /** A job as a claim returned it, with the due time it had before the lease ({@code claimed_due}). */
-    private record Claimed(Job job, long dueBefore) {
-        static Claimed of(ResultSet rs) throws SQLException {
-            return new Claimed(Jdbc.job(rs), rs.getLong("claimed_due"));
-        }
-    }
-
-    /** Priority descending, due time before the lease, id: the order the claim chose the jobs in. */
-    private static final Comparator<Claimed> CLAIM_ORDER = Comparator.<Claimed>comparingInt(c -> c.job().priority())
-            .reversed().thenComparingLong(Claimed::dueBefore).thenComparingLong(c -> c.job().id());
-
-    /** {@code RETURNING} has no order: sorts the claimed jobs back into claim order. */
-    private static List<Job> inClaimOrder(List<Claimed> claimed) {
-        claimed.sort(CLAIM_ORDER);
-        List<Job> jobs = new ArrayList<>(claimed.size());
-        for (Claimed c : claimed) {
-            jobs.add(c.job());
-        }
-        return jobs;
     }
 
     /** Leases rotation candidates (locked by the caller's {@code FOR UPDATE SKIP LOCKED}) in one statement. */
