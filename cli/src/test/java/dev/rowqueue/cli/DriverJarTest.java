@@ -96,8 +96,8 @@ class DriverJarTest {
         Cli.Result without = Cli.run("queues", "--url", url);
         assertEquals(ExitCode.DATABASE, without.code(), without::toString);
         assertTrue(without.err().contains("no JDBC driver takes jdbc:fakedb:mem:"), without.err());
-        assertTrue(without.err().contains("add others, such as MySQL Connector/J, Oracle's ojdbc or IBM's db2jcc,"
-                + " with --driver-jar PATH"), without.err());
+        assertTrue(without.err().contains("add others, such as MySQL Connector/J, Oracle's ojdbc, IBM's db2jcc or"
+                + " xerial's sqlite-jdbc, with --driver-jar PATH"), without.err());
         assertFalse(new Cli.Result(0, Cli.run("dialects").out(), "").out().contains("fakedb"));
 
         Path jar = buildJar(dir);
