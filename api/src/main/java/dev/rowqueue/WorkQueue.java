@@ -199,4 +199,14 @@ public interface WorkQueue {
      * @return a handle bound to that connection
      */
     WorkQueue using(Connection connection);
+
+    /**
+     * A worker that runs {@code handler} on this queue's jobs (see {@link Worker}); call {@link Worker#start()}.
+     *
+     * @param handler what to run for each job
+     * @param options threads, prefetch, heartbeats, drain timeout, executor and listener
+     * @return the worker, not started
+     * @throws UnsupportedOperationException on a handle bound to a caller's connection ({@link #using})
+     */
+    Worker worker(JobHandler handler, WorkerOptions options);
 }

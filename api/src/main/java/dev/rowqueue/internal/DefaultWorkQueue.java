@@ -3,9 +3,12 @@ package dev.rowqueue.internal;
 import dev.rowqueue.Enqueue;
 import dev.rowqueue.Handoff;
 import dev.rowqueue.Job;
+import dev.rowqueue.JobHandler;
 import dev.rowqueue.QueueStats;
 import dev.rowqueue.TransientRowQueueException;
 import dev.rowqueue.WorkQueue;
+import dev.rowqueue.Worker;
+import dev.rowqueue.WorkerOptions;
 import dev.rowqueue.WorkQueueOptions;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.WakeupSource;
@@ -277,6 +280,43 @@ final class DefaultWorkQueue implements WorkQueue {
     @Override
     public QueueStats stats() {
         return context.executor().run("count jobs of " + name, store.stats());
+    }
+
+    /** @return the queue's tables */
+    WorkTables tables() {
+        return WorkTables.of(name);
+    }
+
+    /**
+     * Extends the leases of several jobs in one statement (a worker's heartbeat).
+     *
+     * @param jobs  at most {@link Validation#MAX_BATCH} leased jobs
+     * @param lease the new lease from now
+     * @return the ids whose lease was extended
+     */
+    Set<Long> extendLeases(List<Job> jobs, Duration lease) {
+        long leaseMs = Validation.positive("leaseDuration", lease);
+        long[] ids = new long[jobs.size()];
+        long[] tokens = new long[jobs.size()];
+        for (int i = 0; i < ids.length; i++) {
+            Validation.job(jobs.get(i));
+            ids[i] = jobs.get(i).id();
+            tokens[i] = jobs.get(i).leaseToken();
+        }
+        return context.executor().run("extend the leases of " + ids.length + " jobs of " + name,
+                store.extendAll(ids, tokens, leaseMs));
+    }
+
+    @Override
+    public Worker worker(JobHandler handler, WorkerOptions workerOptions) {
+        Objects.requireNonNull(handler, "handler");
+        Objects.requireNonNull(workerOptions, "options");
+        if (context.executor() instanceof BoundExecutor) {
+            throw new UnsupportedOperationException("a worker claims on connections of its own; create it from the"
+                    + " queue of the RowQueues instance, not from a handle bound with using(connection)");
+        }
+        return new DefaultWorker(this, handler, workerOptions, options.leaseDuration(), context.pollInterval(),
+                context.wakeups());
     }
 
     @Override

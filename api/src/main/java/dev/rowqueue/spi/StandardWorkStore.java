@@ -10,9 +10,11 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * The portable work queue. A claim selects candidate ids in claim order, then leases them with a conditional
@@ -425,6 +427,48 @@ public class StandardWorkStore implements WorkStore {
     @Override
     public SqlOp<Boolean> extend(long id, long token, long leaseMs) {
         return byToken(extend, id, token, b -> b.set("lease", leaseMs));
+    }
+
+    /**
+     * One {@code UPDATE} of every job whose id and token match; where fewer rows changed than jobs were given, a
+     * {@code SELECT} of the same transaction tells which still carry their token (those were extended).
+     */
+    @Override
+    public SqlOp<Set<Long>> extendAll(long[] ids, long[] tokens, long leaseMs) {
+        StringBuilder pairs = new StringBuilder();
+        for (int i = 0; i < ids.length; i++) {
+            pairs.append(i == 0 ? "" : " OR ").append("(id = :i").append(i).append(" AND lease_token = :t").append(i)
+                    .append(')');
+        }
+        Sql update = Sql.of(byId.update() + " SET due_ms = " + now + " + :lease WHERE " + byId.live() + " AND ("
+                + pairs + ")");
+        Sql mine = Sql.of("SELECT id FROM " + t.jobs() + " WHERE " + byId.live() + " AND (" + pairs + ")");
+        return SqlOp.transaction(c -> {
+            int changed;
+            try (PreparedStatement ps = update.prepare(c)) {
+                bindPairs(dialect.bind(update, ps).set("lease", leaseMs), ids, tokens).done();
+                changed = ps.executeUpdate();
+            }
+            Set<Long> extended = new HashSet<>();
+            if (changed == ids.length) {
+                for (long id : ids) {
+                    extended.add(id);
+                }
+                return extended;
+            }
+            try (PreparedStatement ps = mine.prepare(c)) {
+                bindPairs(dialect.bind(mine, ps), ids, tokens).done();
+                extended.addAll(Jdbc.longs(ps));
+            }
+            return extended;
+        });
+    }
+
+    private static Sql.Binder bindPairs(Sql.Binder b, long[] ids, long[] tokens) throws SQLException {
+        for (int i = 0; i < ids.length; i++) {
+            b.set("i" + i, ids[i]).set("t" + i, tokens[i]);
+        }
+        return b;
     }
 
     @Override

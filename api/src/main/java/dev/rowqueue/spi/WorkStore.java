@@ -119,6 +119,27 @@ public interface WorkStore {
     SqlOp<Boolean> extend(long id, long token, long leaseMs);
 
     /**
+     * Extends the leases of several jobs at once (a worker's heartbeat). The default extends them one by one in one
+     * transaction; a store does it in one statement.
+     *
+     * @param ids     the jobs
+     * @param tokens  their lease tokens, index by index
+     * @param leaseMs the new lease length from now
+     * @return the ids whose lease was extended (the others were lost: acked, re-leased or dead)
+     */
+    default SqlOp<Set<Long>> extendAll(long[] ids, long[] tokens, long leaseMs) {
+        return SqlOp.transaction(c -> {
+            Set<Long> extended = new HashSet<>();
+            for (int i = 0; i < ids.length; i++) {
+                if (extend(ids[i], tokens[i], leaseMs).run(c)) {
+                    extended.add(ids[i]);
+                }
+            }
+            return extended;
+        });
+    }
+
+    /**
      * Makes leased jobs dead (used when a claim finds a job that exhausted its attempts through expired leases).
      *
      * @param ids   the jobs

@@ -1,0 +1,665 @@
+package dev.rowqueue.internal;
+
+import dev.rowqueue.Handoff;
+import dev.rowqueue.Job;
+import dev.rowqueue.JobContext;
+import dev.rowqueue.JobHandler;
+import dev.rowqueue.Worker;
+import dev.rowqueue.WorkerListener;
+import dev.rowqueue.WorkerOptions;
+import dev.rowqueue.spi.WakeupSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The worker runtime: one dispatcher thread claims for the pool (free threads plus prefetch, acks riding on the
+ * claim), handler threads run jobs, a heartbeat thread extends running jobs' leases in one statement. The
+ * dispatcher never is interrupted inside a database call: pause and close are seen between calls, and waits are cut
+ * into short slices.
+ */
+final class DefaultWorker implements Worker {
+    private static final Logger log = LoggerFactory.getLogger(DefaultWorker.class);
+
+    private static final long FIRST_PAUSE_MS = 50;
+    private static final long SLICE_MS = 200;
+    private static final long MAX_BACKOFF_MS = 30_000;
+    private static final long SETTLE_AFTER_INTERRUPT_MS = 10_000;
+
+    private enum State { NEW, RUNNING, CLOSING, CLOSED }
+
+    private final DefaultWorkQueue queue;
+    private final JobHandler handler;
+    private final WorkerOptions options;
+    private final WorkerListener listener;
+    private final long heartbeatMs;
+    private final long pollMs;
+    private final WakeupSource wakeups;
+    private final ExecutorService handlers;
+    private final boolean ownHandlers;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    /** Prefetched jobs waiting for a thread; guarded by {@link #lock}. */
+    private final Deque<Job> buffer = new ArrayDeque<>();
+    /** Finished jobs whose ack rides on the next claim; guarded by {@link #lock}. */
+    private final List<Job> done = new ArrayList<>();
+    private final Map<Long, Running> running = new ConcurrentHashMap<>();
+    private final AtomicInteger threadNumber = new AtomicInteger();
+
+    private volatile State state = State.NEW;
+    private volatile boolean paused;
+    private Thread dispatcher;
+    private ScheduledExecutorService beats;
+
+    DefaultWorker(DefaultWorkQueue queue, JobHandler handler, WorkerOptions options, Duration lease, Duration poll,
+                  WakeupSource wakeups) {
+        this.queue = queue;
+        this.handler = handler;
+        this.options = options;
+        this.listener = new SafeListener(options.listener());
+        this.heartbeatMs = options.heartbeat() != null ? options.heartbeat().toMillis()
+                : Math.max(1, lease.toMillis() / 3);
+        this.pollMs = Math.max(FIRST_PAUSE_MS, poll.toMillis());
+        this.wakeups = wakeups;
+        this.ownHandlers = options.executor() == null;
+        this.handlers = ownHandlers ? Executors.newFixedThreadPool(options.threads(), r -> thread(r, "handler"))
+                : options.executor();
+    }
+
+    private Thread thread(Runnable r, String role) {
+        Thread t = new Thread(r, "rowqueue-worker-" + queue.name() + "-" + role + "-" + threadNumber.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+    }
+
+    @Override
+    public Worker start() {
+        lock.lock();
+        try {
+            if (state != State.NEW) {
+                throw new IllegalStateException("worker of " + queue.name() + " was already started (" + state + ")");
+            }
+            state = State.RUNNING;
+        } finally {
+            lock.unlock();
+        }
+        beats = Executors.newSingleThreadScheduledExecutor(r -> thread(r, "heartbeat"));
+        beats.scheduleWithFixedDelay(this::beat, heartbeatMs, heartbeatMs, TimeUnit.MILLISECONDS);
+        dispatcher = thread(this::dispatch, "claims");
+        dispatcher.start();
+        return this;
+    }
+
+    // ---------------------------------------------------------------- claiming
+
+    private void dispatch() {
+        long pause = FIRST_PAUSE_MS;
+        int failures = 0;
+        while (state == State.RUNNING) {
+            List<Job> acks = List.of();
+            try {
+                if (paused) {
+                    giveBack();
+                    flushAcks();
+                    await(SLICE_MS);
+                    continue;
+                }
+                int want;
+                boolean idle;
+                lock.lock();
+                try {
+                    acks = new ArrayList<>(done);
+                    done.clear();
+                    want = options.threads() + options.prefetch() - running.size() - buffer.size();
+                    idle = running.isEmpty() && buffer.isEmpty();
+                } finally {
+                    lock.unlock();
+                }
+                if (want <= 0) {
+                    ack(acks); // cannot happen while a finished job frees a thread, but never strand an ack
+                    acks = List.of();
+                    await(pollMs);
+                    continue;
+                }
+                WakeupSource.Ticket ticket = idle && wakeups != null ? wakeups.ticket(queue.tables()) : null;
+                List<Job> claimed;
+                if (acks.isEmpty()) {
+                    claimed = queue.claim(want);
+                } else {
+                    Handoff h = queue.ackAndClaim(acks, want);
+                    acks = List.of();
+                    claimed = h.claimed();
+                    h.lost().forEach(listener::leaseLost);
+                }
+                if (failures > 0) {
+                    log.info("rowqueue: worker of {} reaches the database again after {} failures", queue.name(),
+                            failures);
+                    failures = 0;
+                }
+                if (!claimed.isEmpty()) {
+                    listener.claimed(claimed);
+                    lock.lock();
+                    try {
+                        buffer.addAll(claimed);
+                        startBuffered();
+                    } finally {
+                        lock.unlock();
+                    }
+                    pause = FIRST_PAUSE_MS;
+                    continue;
+                }
+                if (idle) {
+                    listener.idle();
+                }
+                if (ticket != null) {
+                    awaitTicket(ticket, pollMs);
+                } else {
+                    await(jitter(pause));
+                    pause = Math.min(pause * 2, pollMs);
+                }
+            } catch (RuntimeException e) {
+                requeueAcks(acks);
+                if (state != State.RUNNING) {
+                    break;
+                }
+                failures++;
+                listener.databaseError(e, failures);
+                if (failures == 1) {
+                    log.warn("rowqueue: worker of {} cannot claim ({}); retrying with backoff, logged once per"
+                            + " outage", queue.name(), e.toString());
+                } else {
+                    log.debug("rowqueue: worker of {}: claim failure {}: {}", queue.name(), failures, e.toString());
+                }
+                await(jitter(Math.min(MAX_BACKOFF_MS, FIRST_PAUSE_MS << Math.min(failures, 20))));
+            }
+        }
+    }
+
+    private static long jitter(long ms) {
+        return ms / 2 + ThreadLocalRandom.current().nextLong(ms / 2 + 1);
+    }
+
+    /** Waits until something changes (a handler finished, pause, close) or {@code ms} pass. */
+    private void await(long ms) {
+        lock.lock();
+        try {
+            if (state == State.RUNNING) {
+                changed.await(ms, TimeUnit.MILLISECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Waits for the dialect's wake-up, in slices so that pause and close are seen, up to {@code ms}. */
+    private void awaitTicket(WakeupSource.Ticket ticket, long ms) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+        while (state == State.RUNNING && !paused) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return;
+            }
+            long slice = Math.min(left, TimeUnit.MILLISECONDS.toNanos(SLICE_MS));
+            long before = System.nanoTime();
+            try {
+                ticket.await(slice);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            if (System.nanoTime() - before < slice) {
+                return; // signalled
+            }
+        }
+    }
+
+    /** Starts buffered jobs on free threads; called with {@link #lock} held. */
+    private void startBuffered() {
+        while (!buffer.isEmpty() && running.size() < options.threads() && state == State.RUNNING && !paused) {
+            Job job = buffer.poll();
+            Running r = new Running(job);
+            running.put(job.id(), r);
+            try {
+                r.future = handlers.submit(() -> run(r));
+            } catch (RuntimeException rejected) {
+                running.remove(job.id());
+                buffer.addFirst(job);
+                log.warn("rowqueue: worker of {}: the handler executor refused a job: {}", queue.name(),
+                        rejected.toString());
+                return;
+            }
+        }
+    }
+
+    /** Gives prefetched jobs that never started back at once, no attempt counted. */
+    private void giveBack() {
+        List<Job> back;
+        lock.lock();
+        try {
+            back = new ArrayList<>(buffer);
+            buffer.clear();
+        } finally {
+            lock.unlock();
+        }
+        for (Job job : back) {
+            try {
+                queue.release(job);
+            } catch (RuntimeException e) {
+                log.debug("rowqueue: worker of {}: giving back job {} failed; its lease will end: {}", queue.name(),
+                        job.id(), e.toString());
+            }
+        }
+    }
+
+    private void flushAcks() {
+        List<Job> acks;
+        lock.lock();
+        try {
+            acks = new ArrayList<>(done);
+            done.clear();
+        } finally {
+            lock.unlock();
+        }
+        ack(acks);
+    }
+
+    private void ack(List<Job> acks) {
+        for (Job job : acks) {
+            try {
+                if (!queue.ack(job)) {
+                    listener.leaseLost(job);
+                }
+            } catch (RuntimeException e) {
+                log.warn("rowqueue: worker of {}: ack of job {} failed; it will run again after its lease: {}",
+                        queue.name(), job.id(), e.toString());
+            }
+        }
+    }
+
+    private void requeueAcks(List<Job> acks) {
+        if (acks.isEmpty()) {
+            return;
+        }
+        lock.lock();
+        try {
+            done.addAll(0, acks);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- running
+
+    private void run(Running r) {
+        Job job = r.job;
+        r.thread = Thread.currentThread();
+        listener.started(job, Duration.between(job.enqueuedAt(), Instant.now()));
+        long t0 = System.nanoTime();
+        Throwable error = null;
+        try {
+            handler.handle(r);
+        } catch (Throwable t) {
+            error = t;
+        }
+        Duration ran = Duration.ofNanos(System.nanoTime() - t0);
+        r.thread = null;
+        boolean interrupted = Thread.interrupted();
+        try {
+            settle(r, error, ran, interrupted);
+        } finally {
+            running.remove(job.id());
+            lock.lock();
+            try {
+                startBuffered();
+                changed.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    private void settle(Running r, Throwable error, Duration ran, boolean interrupted) {
+        Job job = r.job;
+        if (r.settled.get() || r.lost) {
+            return;
+        }
+        if (error == null) {
+            lock.lock();
+            try {
+                done.add(job);
+                changed.signalAll();
+            } finally {
+                lock.unlock();
+            }
+            listener.succeeded(job, ran);
+            return;
+        }
+        try {
+            if (r.interruptedByClose || interrupted && state != State.RUNNING) {
+                queue.release(job); // stopped by close: not the job's fault, no attempt counted
+                return;
+            }
+            int attempt = job.attempts() + 1;
+            boolean last = attempt >= queue.options().maxAttempts();
+            queue.nack(job, queue.options().retryDelay(attempt), describe(error));
+            if (last) {
+                listener.dead(job, error);
+            } else {
+                listener.failed(job, error, ran);
+            }
+        } catch (RuntimeException e) {
+            log.warn("rowqueue: worker of {}: settling job {} failed; it will run again after its lease: {}",
+                    queue.name(), job.id(), e.toString());
+        }
+    }
+
+    private static String describe(Throwable error) {
+        String text = error.getClass().getName() + (error.getMessage() == null ? "" : ": " + error.getMessage());
+        return text.length() <= dev.rowqueue.spi.Dialect.ERROR_LENGTH ? text
+                : text.substring(0, dev.rowqueue.spi.Dialect.ERROR_LENGTH);
+    }
+
+    // ---------------------------------------------------------------- heartbeats
+
+    private void beat() {
+        List<Job> jobs = new ArrayList<>();
+        running.values().forEach(r -> {
+            if (!r.lost && !r.settled.get()) {
+                jobs.add(r.job);
+            }
+        });
+        lock.lock();
+        try {
+            jobs.addAll(buffer);
+        } finally {
+            lock.unlock();
+        }
+        if (jobs.isEmpty()) {
+            return;
+        }
+        Duration lease = queue.options().leaseDuration();
+        try {
+            for (int from = 0; from < jobs.size(); from += Validation.MAX_BATCH) {
+                List<Job> part = jobs.subList(from, Math.min(jobs.size(), from + Validation.MAX_BATCH));
+                Set<Long> extended = queue.extendLeases(part, lease);
+                Instant until = Instant.now().plus(lease);
+                for (Job job : part) {
+                    Running r = running.get(job.id());
+                    if (extended.contains(job.id())) {
+                        if (r != null) {
+                            r.leaseUntil = until;
+                        }
+                    } else {
+                        lost(job, r);
+                    }
+                }
+                listener.heartbeat(part.size());
+            }
+        } catch (RuntimeException e) {
+            listener.databaseError(e, 1);
+            log.debug("rowqueue: worker of {}: heartbeat failed: {}", queue.name(), e.toString());
+        }
+    }
+
+    private void lost(Job job, Running r) {
+        if (r != null) {
+            if (r.lost || r.settled.get()) {
+                return;
+            }
+            r.lost = true;
+        } else {
+            lock.lock();
+            try {
+                if (!buffer.remove(job)) {
+                    return;
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+        log.warn("rowqueue: worker of {} lost the lease of job {} (a pause longer than the lease?); another"
+                + " consumer may run it", queue.name(), job.id());
+        listener.leaseLost(job);
+    }
+
+    // ---------------------------------------------------------------- control
+
+    @Override
+    public void pause() {
+        paused = true;
+        signal();
+    }
+
+    @Override
+    public void resume() {
+        paused = false;
+        signal();
+    }
+
+    private void signal() {
+        lock.lock();
+        try {
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public boolean isPaused() {
+        return paused;
+    }
+
+    @Override
+    public int running() {
+        return running.size();
+    }
+
+    @Override
+    public void close() {
+        close(options.drainTimeout());
+    }
+
+    @Override
+    public boolean close(Duration drain) {
+        long drainMs = Validation.notNegative("drain", drain);
+        lock.lock();
+        try {
+            if (state == State.CLOSING || state == State.CLOSED) {
+                return running.isEmpty();
+            }
+            boolean started = state == State.RUNNING;
+            state = State.CLOSING;
+            changed.signalAll();
+            if (!started) {
+                state = State.CLOSED;
+                shutdownHandlers();
+                return true;
+            }
+        } finally {
+            lock.unlock();
+        }
+        joinQuietly(dispatcher);
+        giveBack();
+        boolean finished = awaitRunning(drainMs);
+        if (!finished) {
+            for (Running r : running.values()) {
+                r.interruptedByClose = true;
+                Future<?> f = r.future;
+                if (f != null) {
+                    f.cancel(true);
+                }
+            }
+            awaitRunning(SETTLE_AFTER_INTERRUPT_MS);
+        }
+        flushAcks();
+        beats.shutdownNow();
+        shutdownHandlers();
+        state = State.CLOSED;
+        return finished;
+    }
+
+    private void shutdownHandlers() {
+        if (ownHandlers) {
+            handlers.shutdownNow();
+        }
+    }
+
+    private boolean awaitRunning(long ms) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+        lock.lock();
+        try {
+            while (!running.isEmpty()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(SLICE_MS)));
+            }
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return running.isEmpty();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static void joinQuietly(Thread t) {
+        if (t == null) {
+            return;
+        }
+        try {
+            t.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Worker[" + queue.name() + ", " + options.threads() + " threads, " + state
+                + (paused ? ", paused" : "") + ", " + running.size() + " running]";
+    }
+
+    // ---------------------------------------------------------------- one job
+
+    /** A job handed to a handler thread. */
+    private final class Running implements JobContext {
+        final Job job;
+        final AtomicBoolean settled = new AtomicBoolean();
+        volatile Instant leaseUntil;
+        volatile boolean lost;
+        volatile boolean interruptedByClose;
+        volatile Thread thread;
+        volatile Future<?> future;
+
+        Running(Job job) {
+            this.job = job;
+            this.leaseUntil = job.leaseUntil();
+        }
+
+        @Override
+        public Job job() {
+            return job;
+        }
+
+        @Override
+        public Instant leaseUntil() {
+            return leaseUntil;
+        }
+
+        @Override
+        public boolean leaseLost() {
+            return lost;
+        }
+
+        @Override
+        public boolean release() {
+            return settled.compareAndSet(false, true) && !lost && queue.release(job);
+        }
+
+        @Override
+        public boolean retryAfter(Duration delay, String reason) {
+            return settled.compareAndSet(false, true) && !lost && queue.nack(job, delay, reason);
+        }
+    }
+
+    /** A listener whose exceptions are logged, never thrown into the worker. */
+    private record SafeListener(WorkerListener l) implements WorkerListener {
+        private void safely(Runnable call) {
+            try {
+                call.run();
+            } catch (RuntimeException e) {
+                log.warn("rowqueue: a worker listener threw; ignored", e);
+            }
+        }
+
+        @Override
+        public void claimed(List<Job> jobs) {
+            safely(() -> l.claimed(jobs));
+        }
+
+        @Override
+        public void started(Job job, Duration waiting) {
+            safely(() -> l.started(job, waiting));
+        }
+
+        @Override
+        public void succeeded(Job job, Duration ran) {
+            safely(() -> l.succeeded(job, ran));
+        }
+
+        @Override
+        public void failed(Job job, Throwable error, Duration ran) {
+            safely(() -> l.failed(job, error, ran));
+        }
+
+        @Override
+        public void dead(Job job, Throwable error) {
+            safely(() -> l.dead(job, error));
+        }
+
+        @Override
+        public void leaseLost(Job job) {
+            safely(() -> l.leaseLost(job));
+        }
+
+        @Override
+        public void idle() {
+            safely(l::idle);
+        }
+
+        @Override
+        public void databaseError(RuntimeException error, int consecutive) {
+            safely(() -> l.databaseError(error, consecutive));
+        }
+
+        @Override
+        public void heartbeat(int jobs) {
+            safely(() -> l.heartbeat(jobs));
+        }
+    }
+}
