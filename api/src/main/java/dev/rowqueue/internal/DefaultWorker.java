@@ -65,6 +65,12 @@ final class DefaultWorker implements Worker {
     private final List<Job> done = new ArrayList<>();
     private final Map<Long, Running> running = new ConcurrentHashMap<>();
     private final AtomicInteger threadNumber = new AtomicInteger();
+    /**
+     * Counts what the dispatcher waits for (a handler finished, pause, resume, close); raised with {@link #lock} held,
+     * read without. The dispatcher notes it before it looks at the state and waits only while it is unchanged, so a
+     * change between its look and its wait (a no-op handler that finishes before the dispatcher waits) is not lost.
+     */
+    private volatile long changes;
 
     private volatile State state = State.NEW;
     private volatile boolean paused;
@@ -117,11 +123,12 @@ final class DefaultWorker implements Worker {
         int failures = 0;
         while (state == State.RUNNING) {
             List<Job> acks = List.of();
+            long seen = changes;
             try {
                 if (paused) {
                     giveBack();
                     flushAcks();
-                    await(SLICE_MS);
+                    await(SLICE_MS, seen);
                     continue;
                 }
                 int want;
@@ -136,9 +143,9 @@ final class DefaultWorker implements Worker {
                     lock.unlock();
                 }
                 if (want <= 0) {
-                    ack(acks); // cannot happen while a finished job frees a thread, but never strand an ack
+                    ack(acks); // cannot happen (a finished job leaves running as its ack is queued); never strand one
                     acks = List.of();
-                    await(pollMs);
+                    await(pollMs, seen);
                     continue;
                 }
                 WakeupSource.Ticket ticket = idle && wakeups != null ? wakeups.ticket(queue.tables()) : null;
@@ -174,7 +181,7 @@ final class DefaultWorker implements Worker {
                 if (ticket != null) {
                     awaitTicket(ticket, pollMs);
                 } else {
-                    await(jitter(pause));
+                    await(jitter(pause), seen);
                     pause = Math.min(pause * 2, pollMs);
                 }
             } catch (RuntimeException e) {
@@ -190,7 +197,7 @@ final class DefaultWorker implements Worker {
                 } else {
                     log.debug("rowqueue: worker of {}: claim failure {}: {}", queue.name(), failures, e.toString());
                 }
-                await(jitter(Math.min(MAX_BACKOFF_MS, FIRST_PAUSE_MS << Math.min(failures, 20))));
+                await(jitter(Math.min(MAX_BACKOFF_MS, FIRST_PAUSE_MS << Math.min(failures, 20))), changes);
             }
         }
     }
@@ -199,18 +206,32 @@ final class DefaultWorker implements Worker {
         return ms / 2 + ThreadLocalRandom.current().nextLong(ms / 2 + 1);
     }
 
-    /** Waits until something changes (a handler finished, pause, close) or {@code ms} pass. */
-    private void await(long ms) {
+    /**
+     * Waits until something changed since {@link #changes} was {@code seen} (a handler finished, pause, resume,
+     * close), at once if it already has, or until {@code ms} pass.
+     */
+    private void await(long ms, long seen) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
         lock.lock();
         try {
-            if (state == State.RUNNING) {
-                changed.await(ms, TimeUnit.MILLISECONDS);
+            while (state == State.RUNNING && changes == seen) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                changed.awaitNanos(left);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Tells the dispatcher and {@link #close} that something changed; called with {@link #lock} held. */
+    private void signalChanged() {
+        changes++;
+        changed.signalAll();
     }
 
     /** Waits for the dialect's wake-up, in slices so that pause and close are seen, up to {@code ms}. */
@@ -326,40 +347,40 @@ final class DefaultWorker implements Worker {
         Duration ran = Duration.ofNanos(System.nanoTime() - t0);
         r.thread = null;
         boolean interrupted = Thread.interrupted();
+        boolean ack = false;
         try {
-            settle(r, error, ran, interrupted);
+            ack = settle(r, error, ran, interrupted);
         } finally {
-            running.remove(job.id());
+            // one step: the job leaves the running ones as its ack is queued, so the dispatcher that wakes sees the
+            // thread free and sends the ack with its next claim
             lock.lock();
             try {
+                running.remove(job.id());
+                if (ack) {
+                    done.add(job);
+                }
                 startBuffered();
-                changed.signalAll();
+                signalChanged();
             } finally {
                 lock.unlock();
             }
         }
     }
 
-    private void settle(Running r, Throwable error, Duration ran, boolean interrupted) {
+    /** @return whether the job is to be acked (with the dispatcher's next claim) */
+    private boolean settle(Running r, Throwable error, Duration ran, boolean interrupted) {
         Job job = r.job;
         if (r.settled.get() || r.lost) {
-            return;
+            return false;
         }
         if (error == null) {
-            lock.lock();
-            try {
-                done.add(job);
-                changed.signalAll();
-            } finally {
-                lock.unlock();
-            }
             listener.succeeded(job, ran);
-            return;
+            return true;
         }
         try {
             if (r.interruptedByClose || interrupted && state != State.RUNNING) {
                 queue.release(job); // stopped by close: not the job's fault, no attempt counted
-                return;
+                return false;
             }
             int attempt = job.attempts() + 1;
             boolean last = attempt >= queue.options().maxAttempts();
@@ -373,6 +394,7 @@ final class DefaultWorker implements Worker {
             log.warn("rowqueue: worker of {}: settling job {} failed; it will run again after its lease: {}",
                     queue.name(), job.id(), e.toString());
         }
+        return false;
     }
 
     private static String describe(Throwable error) {
@@ -461,7 +483,7 @@ final class DefaultWorker implements Worker {
     private void signal() {
         lock.lock();
         try {
-            changed.signalAll();
+            signalChanged();
         } finally {
             lock.unlock();
         }
@@ -492,7 +514,7 @@ final class DefaultWorker implements Worker {
             }
             boolean started = state == State.RUNNING;
             state = State.CLOSING;
-            changed.signalAll();
+            signalChanged();
             if (!started) {
                 state = State.CLOSED;
                 shutdownHandlers();
