@@ -231,6 +231,7 @@ public final class Bench {
                                 return Harness.measure(profile, threads, e.consume(), e);
                             }
                         });
+                workerCells(target, plain, w, peer, threads);
                 cell(target, "counter increment, rowqueue, 1 hot key", threads, vsHot, "",
                         () -> Harness.measure(profile, threads, w.increment(1)));
                 cell(target, "counter increment, rowqueue, 1000 keys", threads, vsUpdate, "",
@@ -267,6 +268,124 @@ public final class Bench {
                     }
                 }
             }
+        }
+    }
+
+    /** Mean rate of the trickle of the enqueue-to-start rows. */
+    static final int TRICKLE_PER_SECOND = 20;
+
+    /** @return the name of a worker throughput row */
+    static String workerRow(boolean dbScheduler, Workers.Handler handler, boolean prefetch) {
+        return "workers: " + (dbScheduler ? "db-scheduler" : "rowqueue Worker") + ", " + handler.label
+                + (prefetch ? ", prefetch = threads" : "");
+    }
+
+    /** @return the name of an enqueue-to-start row */
+    static String workerLatencyRow(boolean dbScheduler) {
+        return "workers: enqueue-to-start latency, " + (dbScheduler ? "db-scheduler" : "rowqueue Worker")
+                + ", trickle of " + TRICKLE_PER_SECOND + " jobs/s onto an idle worker";
+    }
+
+    /** @return the name of a heartbeat row */
+    static String workerHeartbeatRow(boolean dbScheduler) {
+        return "workers: heartbeat statements per second, " + (dbScheduler ? "db-scheduler" : "rowqueue Worker")
+                + ", every handler running";
+    }
+
+    /** The heartbeat interval of the heartbeat rows; handlers run 6 of them. */
+    private Duration beat() {
+        return profile.name().equals("smoke") ? Duration.ofMillis(100) : Duration.ofMillis(500);
+    }
+
+    /**
+     * The worker rows at one thread count: rowqueue's {@code Worker} and db-scheduler side by side, each with a no-op
+     * and a 1 ms handler, watched over a backlog; enqueue-to-start latency of a trickle; heartbeat statements.
+     */
+    private void workerCells(BenchTarget target, RowQueues rq, Workloads w, Optional<Peer> peer, int threads)
+            throws Exception {
+        Workers workers = new Workers(rq, w, target);
+        long floor = Math.min(20_000, profile.backlogJobs());
+        for (Workers.Handler handler : Workers.Handler.values()) {
+            List<Ratio> vs = List.of();
+            if (peer.isPresent()) {
+                double executions = cell(target, workerRow(true, handler, false), threads, List.of(),
+                        peer.get().polling() + ", " + threads + " executor threads; " + analyzedNote(target), () -> {
+                            try (Peer.Executions e = peer.get().new Executions(threads, handler, floor)
+                                    .analyzedOn(target)) {
+                                return Harness.observe(profile, e);
+                            }
+                        });
+                vs = List.of(new Ratio("db-scheduler", executions));
+            }
+            for (boolean prefetch : new boolean[] {false, true}) {
+                int ahead = prefetch ? threads : 0;
+                cell(target, workerRow(false, handler, prefetch), threads, vs, "WorkerOptions.threads(" + threads
+                        + ").withPrefetch(" + ahead + ")" + (prefetch ? "" : " (the default)") + "; "
+                        + analyzedNote(target), () -> {
+                            try (Workers.Throughput t = workers.new Throughput(threads, ahead, handler, floor)) {
+                                return Harness.observe(profile, t);
+                            }
+                        });
+            }
+        }
+        // latency: longer rounds than the profile's, for enough samples of a trickle (quick: 3 x 4 s, 240 jobs)
+        Profile slow = profile.name().equals("smoke") ? profile : profile.withIteration(
+                profile.iteration().compareTo(Duration.ofSeconds(4)) < 0 ? Duration.ofSeconds(4) : profile.iteration());
+        String rqNote = (rq.database().capabilities().contains(Capability.WAKEUP)
+                ? "woken by the database (LISTEN/NOTIFY)" : "polling: 50 ms, doubling to the poll interval of 200 ms,"
+                + " jittered") + "; rate = jobs handled per second";
+        if (peer.isPresent()) {
+            cell(target, workerLatencyRow(true), threads, List.of(), "polling every "
+                    + Peer.POLLING_INTERVAL.toMillis() + " ms (pollingInterval), " + peer.get().polling()
+                    + "; rate = jobs handled per second", () -> {
+                        try (Peer.Latency l = peer.get().new Latency(threads, TRICKLE_PER_SECOND)) {
+                            return Harness.observe(slow, l);
+                        }
+                    });
+        }
+        cell(target, workerLatencyRow(false), threads, List.of(), rqNote, () -> {
+            try (Workers.Latency l = workers.new Latency(threads, TRICKLE_PER_SECOND)) {
+                return Harness.observe(slow, l);
+            }
+        });
+        Duration beat = beat();
+        Duration sleep = beat.multipliedBy(6);
+        if (peer.isPresent()) {
+            heartbeatCell(target, workerHeartbeatRow(true), threads, "heartbeatInterval " + beat.toMillis()
+                    + " ms", () -> peer.get().heartbeats(threads, beat, sleep), sleep);
+        }
+        heartbeatCell(target, workerHeartbeatRow(false), threads, "lease " + beat.multipliedBy(3).toMillis()
+                + " ms, so a heartbeat every " + beat.toMillis() + " ms (a third of the lease)",
+                () -> workers.heartbeats(target.dataSource(), threads, beat, sleep), sleep);
+    }
+
+    private static String analyzedNote(BenchTarget target) {
+        String m = target.maintenance("t");
+        return m == null ? "table not analyzed" : m.replaceAll(" \\w+$", "") + " after the first fill";
+    }
+
+    @FunctionalInterface
+    private interface Beats {
+        Workers.Heartbeats run() throws Exception;
+    }
+
+    /** A heartbeat row: the rate is heartbeat statements a second, the notes say how many jobs each covered. */
+    private void heartbeatCell(BenchTarget target, String workload, int threads, String setting, Beats beats,
+                               Duration sleep) throws Exception {
+        Workers.Heartbeats[] got = new Workers.Heartbeats[1];
+        cell(target, workload, threads, List.of(), "", () -> {
+            got[0] = beats.run();
+            double rate = got[0].perSecond();
+            return new Harness.Measurement(rate, rate, rate, 0, 0, got[0].statements(), 0, false);
+        });
+        Workers.Heartbeats h = got[0];
+        if (h != null) {
+            Row last = rows.remove(rows.size() - 1);
+            rows.add(new Row(last.target(), last.workload(), last.threads(), last.m(), last.vs(), String.format(
+                    Locale.ROOT, "%s; %d handlers sleeping %d ms: %d heartbeat statements in %.2f s, %.1f jobs per"
+                            + " statement; %d statements in all", setting, threads, sleep.toMillis(), h.statements(),
+                    h.seconds(), h.jobsPerStatement(), h.all())));
+            System.out.println("      " + rows.get(rows.size() - 1).note());
         }
     }
 
@@ -409,6 +528,18 @@ public final class Bench {
             counters.increment("k");
             c.count("counter increment, existing key", n, "", () -> counters.increment("k"));
             c.count("counter increment, new key", n, "", i -> counters.increment("new" + i));
+            WorkQueue jobs = rq.workQueue("bench_rt_worker");
+            for (Workers.Handler handler : Workers.Handler.values()) {
+                for (int threads : new int[] {1, 16}) {
+                    int count = 1000;
+                    c.count("worker, " + handler.label + ", " + threads + (threads == 1 ? " thread" : " threads")
+                                    + ", per job", count, "1,000 jobs from the worker's start to its close: claims with the"
+                                    + " acks riding on them, empty claims at the end, the acks close flushes",
+                            () -> jobs.enqueueAll(java.util.Collections.nCopies(count, "x"), Enqueue.defaults()),
+                            () -> runWorker(jobs, handler, threads, count));
+                }
+            }
+            rq.dropQueue("bench_rt_worker");
             rq.dropQueue("bench_rt_ring");
             rq.dropQueue("bench_rt_work");
             rq.dropQueue("bench_rt_counters");
@@ -423,12 +554,37 @@ public final class Bench {
             c.count("db-scheduler execution (" + peer.polling() + ", 1 thread)", 1000,
                     "amortized over 1,000 executions, including the scheduler's start-up housekeeping",
                     () -> { }, () -> peer.runCounted(counted, 1, 1000));
+            for (Workers.Handler handler : Workers.Handler.values()) {
+                for (int threads : new int[] {1, 16}) {
+                    if (handler == Workers.Handler.NOOP && threads == 1) {
+                        continue; // the row above
+                    }
+                    c.count("db-scheduler execution, " + handler.label + ", " + threads
+                                    + (threads == 1 ? " thread" : " threads") + ", per execution", 1000,
+                            "amortized over 1,000 executions, including the scheduler's start-up housekeeping",
+                            () -> { }, () -> peer.runCounted(counted, threads, 1000, handler));
+                }
+            }
         }
         if (fixed != null) {
             fixed.close();
         }
         if (proxy != null) {
             proxy.close();
+        }
+    }
+
+    /** Runs {@code n} jobs of {@code queue} on a worker of {@code threads} threads, then closes it. */
+    private static void runWorker(WorkQueue queue, Workers.Handler handler, int threads, int n) throws Exception {
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(n);
+        try (dev.rowqueue.Worker worker = queue.worker(job -> {
+            handler.run();
+            done.countDown();
+        }, dev.rowqueue.WorkerOptions.threads(threads)).start()) {
+            if (!done.await(2, java.util.concurrent.TimeUnit.MINUTES)) {
+                throw new IllegalStateException("the worker ran " + (n - done.getCount()) + " of " + n
+                        + " jobs in 2 minutes");
+            }
         }
     }
 
@@ -519,6 +675,20 @@ public final class Bench {
                     }
                 }
             }
+            for (int threads : profile.threads()) {
+                for (Workers.Handler handler : Workers.Handler.values()) {
+                    Double peer = rates.get(db + "|" + workerRow(true, handler, false) + "|" + threads);
+                    for (boolean prefetch : new boolean[] {false, true}) {
+                        Double worker = rates.get(db + "|" + workerRow(false, handler, prefetch) + "|" + threads);
+                        if (peer != null && worker != null && peer > 0) {
+                            result.add(new Target(db, "rowqueue Worker >= 1.0 x db-scheduler, " + handler.label
+                                    + (prefetch ? ", prefetch = threads (not the default)" : "") + ", " + threads
+                                    + " threads", String.format(Locale.ROOT, "%.2fx (%,.0f vs %,.0f jobs/s)",
+                                    worker / peer, worker, peer), worker >= peer));
+                        }
+                    }
+                }
+            }
             int allowed = db.startsWith("PostgreSQL") ? 1 : db.startsWith("MariaDB") || db.startsWith("MySQL") ? 2 : -1;
             if (allowed > 0) {
                 for (RoundTrips t : trips) {
@@ -534,6 +704,77 @@ public final class Bench {
             }
         }
         return result;
+    }
+
+    private Optional<Row> row(String db, String workload, int threads) {
+        return rows.stream().filter(r -> r.target().equals(db) && r.workload().equals(workload)
+                && r.threads() == threads).findFirst();
+    }
+
+    private static String ms(Optional<Row> r) {
+        return r.isEmpty() || !r.get().m().hasLatency() ? "" : String.format(Locale.ROOT, "%,.1f / %,.1f",
+                r.get().m().p50Micros() / 1e3, r.get().m().p99Micros() / 1e3);
+    }
+
+    /** The worker rows again, one line per handler and thread count, for the documentation. */
+    private void workersSection(StringBuilder md) {
+        List<String> dbs = rows.stream().filter(r -> r.workload().startsWith("workers: ")).map(Row::target).distinct()
+                .toList();
+        if (dbs.isEmpty()) {
+            return;
+        }
+        md.append("## Workers against db-scheduler\n\n");
+        md.append("Jobs a second over a backlog (medians), ratio to db-scheduler with the same handler and threads in")
+                .append(" this run; enqueue-to-start p50 / p99 in ms of a trickle of ").append(TRICKLE_PER_SECOND)
+                .append(" jobs/s onto an idle worker; heartbeat statements a second with every handler running, and")
+                .append(" the jobs each statement covered.\n\n");
+        md.append("| Database | Handler | Threads | db-scheduler | Worker | ratio | Worker, prefetch = threads | ratio |\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|---:|\n");
+        for (String db : dbs) {
+            for (Workers.Handler handler : Workers.Handler.values()) {
+                for (int threads : profile.threads()) {
+                    Optional<Row> peer = row(db, workerRow(true, handler, false), threads);
+                    Optional<Row> plain = row(db, workerRow(false, handler, false), threads);
+                    Optional<Row> ahead = row(db, workerRow(false, handler, true), threads);
+                    if (plain.isEmpty()) {
+                        continue;
+                    }
+                    md.append("| ").append(db).append(" | ").append(handler.label).append(" | ").append(threads)
+                            .append(" | ").append(peer.map(r -> String.format(Locale.ROOT, "%,.0f", r.m().median()))
+                                    .orElse("")).append(" | ")
+                            .append(String.format(Locale.ROOT, "%,.0f", plain.get().m().median())).append(" | ")
+                            .append(ratio(plain, peer)).append(" | ")
+                            .append(ahead.map(r -> String.format(Locale.ROOT, "%,.0f", r.m().median())).orElse(""))
+                            .append(" | ").append(ratio(ahead, peer)).append(" |\n");
+                }
+            }
+        }
+        md.append("\n| Database | Threads | enqueue-to-start, db-scheduler | enqueue-to-start, Worker |")
+                .append(" heartbeats/s, db-scheduler (jobs each) | heartbeats/s, Worker (jobs each) |\n");
+        md.append("|---|---:|---:|---:|---:|---:|\n");
+        for (String db : dbs) {
+            for (int threads : profile.threads()) {
+                md.append("| ").append(db).append(" | ").append(threads).append(" | ")
+                        .append(ms(row(db, workerLatencyRow(true), threads))).append(" | ")
+                        .append(ms(row(db, workerLatencyRow(false), threads))).append(" | ")
+                        .append(beats(row(db, workerHeartbeatRow(true), threads))).append(" | ")
+                        .append(beats(row(db, workerHeartbeatRow(false), threads))).append(" |\n");
+            }
+        }
+        md.append('\n');
+    }
+
+    private static String ratio(Optional<Row> r, Optional<Row> peer) {
+        return r.isEmpty() || peer.isEmpty() || peer.get().m().median() <= 0 ? ""
+                : String.format(Locale.ROOT, "%.2fx", r.get().m().median() / peer.get().m().median());
+    }
+
+    private static String beats(Optional<Row> r) {
+        if (r.isEmpty()) {
+            return "";
+        }
+        java.util.regex.Matcher m = Pattern.compile("([0-9.]+) jobs per statement").matcher(r.get().note());
+        return String.format(Locale.ROOT, "%.1f", r.get().m().median()) + (m.find() ? " (" + m.group(1) + ")" : "");
     }
 
     private Path write(Path dir, Duration took) throws Exception {
@@ -571,6 +812,7 @@ public final class Bench {
             }
             md.append('\n');
         }
+        workersSection(md);
         md.append("## Throughput and latency\n\n");
         md.append("Rates count units of work per second: pushes, jobs enqueued, jobs claimed and acked, executions,")
                 .append(" increments. Latency is per operation (a claim+ack of a whole batch), except for")

@@ -141,26 +141,62 @@ final class Peer {
     /** db-scheduler running {@code threads} executor threads over a backlog that is topped up between rounds. */
     final class Executions implements Harness.Observed, AutoCloseable {
         private final int threads;
+        private final long floor;
         private final LongAdder done = new LongAdder();
-        private final OneTimeTask<Void> task = Tasks.oneTime("bench-noop").execute((instance, context) -> done.increment());
+        private final OneTimeTask<Void> task;
         private final SchedulerClient client;
         private Scheduler scheduler;
         private long scheduled;
 
+        /** Set when the scheduler is to start on an analyzed table: the target whose maintenance runs first. */
+        private BenchTarget analyzed;
+
+        /** A no-op task, at least 20,000 executions due before each round. */
         Executions(int threads) throws SQLException {
+            this(threads, Workers.Handler.NOOP, 20_000);
+        }
+
+        /**
+         * @param target whose maintenance ({@link Workers#analyze}) runs on the table after the first fill
+         * @return this
+         */
+        Executions analyzedOn(BenchTarget target) {
+            this.analyzed = target;
+            return this;
+        }
+
+        /**
+         * @param threads its executor threads
+         * @param handler what each execution does before it is counted (the same as the rowqueue worker's handler)
+         * @param floor   the fewest executions due before each round
+         */
+        Executions(int threads, Workers.Handler handler, long floor) throws SQLException {
             this.threads = threads;
+            this.floor = floor;
+            this.task = Tasks.oneTime(handler == Workers.Handler.NOOP ? "bench-noop" : "bench-" + handler.name())
+                    .execute((instance, context) -> {
+                        handler.run();
+                        done.increment();
+                    });
             freshTable();
             client = client(ds, task);
         }
 
         @Override
         public void beforeRound(boolean timed, double lastRate, long roundNanos) {
-            long wanted = (long) Math.max(20_000, lastRate * roundNanos / 1e9 * 2);
+            long wanted = (long) Math.max(floor, lastRate * roundNanos / 1e9 * 2);
             long left = scheduled - done.sum();
             if (left < wanted) {
                 schedule(wanted - left);
             }
             if (scheduler == null) {
+                if (analyzed != null) {
+                    try {
+                        Workers.analyze(analyzed, "scheduled_tasks");
+                    } catch (SQLException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
                 scheduler = scheduler(ds, task, threads).schedulerName(new SchedulerName.Fixed("bench")).build();
                 scheduler.start();
             }
@@ -192,6 +228,92 @@ final class Peer {
     }
 
     /**
+     * Enqueue-to-start latency of db-scheduler: a {@link Workers.Trickle} schedules executions due now, one at a time,
+     * each instance id carrying the {@link System#nanoTime()} taken just before its {@code schedule}; the task reports
+     * it as it starts. The scheduler finds them by polling every {@link #POLLING_INTERVAL}.
+     */
+    final class Latency extends Workers.StartLatency {
+        private final int threads;
+        private final OneTimeTask<Void> task;
+        private final SchedulerClient client;
+        private Scheduler scheduler;
+
+        Latency(int threads, int perSecond) throws SQLException {
+            super(perSecond);
+            this.threads = threads;
+            this.task = Tasks.oneTime("bench-latency").execute((instance, context) -> {
+                String id = instance.getId();
+                started(Long.parseLong(id.substring(id.indexOf('_') + 1)));
+            });
+            freshTable();
+            this.client = client(ds, task);
+        }
+
+        @Override
+        void enqueue(long nanos) {
+            client.schedule(task.instance("l" + ids.incrementAndGet() + "_" + nanos), Instant.now());
+        }
+
+        @Override
+        void startConsumer() {
+            scheduler = scheduler(ds, task, threads).schedulerName(new SchedulerName.Fixed("bench-latency")).build();
+            scheduler.start();
+        }
+
+        @Override
+        void stopConsumer() {
+            scheduler.stop();
+        }
+    }
+
+    /**
+     * db-scheduler's heartbeats: {@code threads} executions that each sleep {@code sleep}, on as many executor threads,
+     * with {@code heartbeatInterval(interval)}; counts its heartbeat statements ({@code UPDATE ... SET last_heartbeat
+     * = ? WHERE task_name = ? AND task_instance = ? AND version = ?}, one per running execution) and all its
+     * statements, from the scheduler's start until the last execution ended.
+     *
+     * @return what was counted
+     * @throws Exception on failure
+     */
+    Workers.Heartbeats heartbeats(int threads, Duration interval, Duration sleep) throws Exception {
+        freshTable();
+        java.util.concurrent.CountDownLatch finished = new java.util.concurrent.CountDownLatch(threads);
+        OneTimeTask<Void> task = Tasks.oneTime("bench-heartbeat").execute((instance, context) -> {
+            try {
+                Thread.sleep(sleep.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            finished.countDown();
+        });
+        List<TaskInstance<?>> batch = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            batch.add(task.instance("h" + i));
+        }
+        client(ds, task).scheduleBatch(batch, Instant.now());
+        dev.rowqueue.tck.CountingDataSource counted = new dev.rowqueue.tck.CountingDataSource(ds);
+        Scheduler scheduler = scheduler(counted, task, threads).heartbeatInterval(interval)
+                .schedulerName(new SchedulerName.Fixed("bench-heartbeat")).build();
+        counted.record();
+        long t0 = System.nanoTime();
+        scheduler.start();
+        List<String> sql;
+        double seconds;
+        try {
+            if (!finished.await(2, java.util.concurrent.TimeUnit.MINUTES)) {
+                throw new IllegalStateException("db-scheduler's sleeping executions did not end in 2 minutes");
+            }
+            seconds = (System.nanoTime() - t0) / 1e9;
+            sql = counted.recorded();
+        } finally {
+            scheduler.stop();
+        }
+        java.util.regex.Pattern beat = java.util.regex.Pattern.compile("(?is).*\\bset\\s+last_heartbeat\\s*=\\s*\\?\\s+where\\b.*");
+        long beats = sql.stream().filter(s -> beat.matcher(s).matches()).count();
+        return new Workers.Heartbeats(beats, beats, sql.size(), seconds);
+    }
+
+    /**
      * Schedules {@code n} executions (on the benchmark's pool), then runs them with a scheduler whose connections
      * come from {@code via} (a counting data source on the same database), and returns when all completed.
      *
@@ -201,9 +323,25 @@ final class Peer {
      * @throws Exception on failure or if they do not complete within a minute
      */
     void runCounted(DataSource via, int threads, int n) throws Exception {
+        runCounted(via, threads, n, Workers.Handler.NOOP);
+    }
+
+    /**
+     * {@link #runCounted(DataSource, int, int)} with executions that run {@code handler}.
+     *
+     * @param via     where the scheduler's connections come from
+     * @param threads its executor threads
+     * @param n       how many executions
+     * @param handler what each execution does
+     * @throws Exception on failure or if they do not complete within a minute
+     */
+    void runCounted(DataSource via, int threads, int n, Workers.Handler handler) throws Exception {
         freshTable();
         LongAdder done = new LongAdder();
-        OneTimeTask<Void> task = Tasks.oneTime("bench-count").execute((instance, context) -> done.increment());
+        OneTimeTask<Void> task = Tasks.oneTime("bench-count").execute((instance, context) -> {
+            handler.run();
+            done.increment();
+        });
         SchedulerClient client = client(ds, task);
         List<TaskInstance<?>> batch = new ArrayList<>();
         for (int i = 0; i < n; i++) {

@@ -36,6 +36,11 @@ record Profile(String name, Duration warmup, int iterations, Duration iteration,
         return new Profile(name, warmup, iterations, iteration, List.copyOf(counts), backlogJobs);
     }
 
+    /** @return this profile with timed iterations of another length */
+    Profile withIteration(Duration length) {
+        return new Profile(name, warmup, iterations, length, threads, backlogJobs);
+    }
+
     static Profile named(String name) {
         return switch (name) {
             case "quick" -> quick();
