@@ -72,7 +72,7 @@ public abstract class WorkerContract extends Contract {
 
     @Test
     void a_handler_running_three_times_its_lease_is_not_handed_to_another_worker() throws Exception {
-        Duration lease = Duration.ofMillis(900);
+        Duration lease = Duration.ofMillis(1200);
         WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().leaseDuration(lease));
         long id = q.enqueue("slow");
         AtomicInteger runs = new AtomicInteger();
