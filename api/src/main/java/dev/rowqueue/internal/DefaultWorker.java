@@ -329,7 +329,7 @@ final class DefaultWorker implements Worker {
         try {
             settle(r, error, ran, interrupted);
         } finally {
-            running.remove(job.id());
+            running.remove(job.id(), r);
             lock.lock();
             try {
                 startBuffered();
@@ -346,14 +346,18 @@ final class DefaultWorker implements Worker {
             return;
         }
         if (error == null) {
+            listener.succeeded(job, ran);
             lock.lock();
             try {
+                // running (heartbeats extend it) or waiting for its ack, never both: else the dispatcher could ack it
+                // while a heartbeat still counted it running and then called its lease lost, and a claim would see no
+                // free thread beside the ack
+                running.remove(job.id(), r);
                 done.add(job);
                 changed.signalAll();
             } finally {
                 lock.unlock();
             }
-            listener.succeeded(job, ran);
             return;
         }
         try {
