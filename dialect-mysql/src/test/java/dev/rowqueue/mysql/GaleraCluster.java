@@ -50,6 +50,9 @@ final class GaleraCluster implements AutoCloseable {
     private final List<Node> nodes = new ArrayList<>();
     private final String installDb;
 
+    /** Kills the servers if the JVM exits without closing the cluster (they are not its children's children). */
+    private final Thread hook = new Thread(this::killAll, "galera-cluster-kill");
+
     private GaleraCluster(Path dir, String installDb) {
         this.dir = dir;
         this.installDb = installDb;
@@ -143,6 +146,7 @@ final class GaleraCluster implements AutoCloseable {
         try {
             Path dir = Files.createTempDirectory("rowqueue-galera-");
             GaleraCluster cluster = new GaleraCluster(dir, installDbCommand());
+            Runtime.getRuntime().addShutdownHook(cluster.hook);
             try {
                 cluster.boot();
                 return cluster;
@@ -440,9 +444,22 @@ final class GaleraCluster implements AutoCloseable {
         }
     }
 
+    private void killAll() {
+        for (Node n : nodes) {
+            if (n.process != null) {
+                n.process.destroyForcibly();
+            }
+        }
+    }
+
     /** Stops every node (SIGTERM, then SIGKILL after 20 s) and deletes the directory. */
     @Override
     public void close() {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            // the JVM is already exiting: the hook runs
+        }
         List<Node> reversed = new ArrayList<>(nodes);
         java.util.Collections.reverse(reversed);
         for (Node n : reversed) {
