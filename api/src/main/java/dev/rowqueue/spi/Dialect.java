@@ -112,6 +112,17 @@ public abstract class Dialect {
     }
 
     /**
+     * The retry policy of a {@code RowQueues} whose builder was given none. A database whose transactions lose
+     * conflicts far more often than a lock wait would (optimistic replication, where writes to one hot row from
+     * several nodes abort at commit) asks for more attempts.
+     *
+     * @return {@link dev.rowqueue.RetryPolicy#defaults()}
+     */
+    public dev.rowqueue.RetryPolicy defaultRetryPolicy() {
+        return dev.rowqueue.RetryPolicy.defaults();
+    }
+
+    /**
      * Called by the core on every connection it borrows from the data source, before the operation runs on it, so a
      * dialect can give the session settings its statements rely on (e.g. MariaDB Galera's
      * {@code wsrep_retry_autocommit} and {@code wsrep_sync_wait}). It runs once per borrowing: a dialect that needs
