@@ -348,6 +348,15 @@ final class GaleraCluster implements AutoCloseable {
     }
 
     /**
+     * Waits until a node is Synced in a cluster of three again (after a restart, or after it was cut off).
+     *
+     * @param n the node (0-based)
+     */
+    void awaitSynced(int n) {
+        awaitSynced(nodes.get(n), 3);
+    }
+
+    /**
      * @param n        a node (0-based)
      * @param database a database name, or "" for none
      * @return the MariaDB Connector/J URL of the node
