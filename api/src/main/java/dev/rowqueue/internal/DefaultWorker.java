@@ -263,13 +263,16 @@ final class DefaultWorker implements Worker {
         } finally {
             lock.unlock();
         }
-        for (Job job : back) {
-            try {
-                queue.release(job);
-            } catch (RuntimeException e) {
-                log.debug("rowqueue: worker of {}: giving back job {} failed; its lease will end: {}", queue.name(),
-                        job.id(), e.toString());
-            }
+        back.forEach(this::release);
+    }
+
+    /** Gives a job that never started back, no attempt counted; if that fails its lease ends by itself. */
+    private void release(Job job) {
+        try {
+            queue.release(job);
+        } catch (RuntimeException e) {
+            log.debug("rowqueue: worker of {}: giving back job {} failed; its lease will end: {}", queue.name(),
+                    job.id(), e.toString());
         }
     }
 
@@ -314,6 +317,9 @@ final class DefaultWorker implements Worker {
 
     private void run(Running r) {
         Job job = r.job;
+        if (!r.begun.compareAndSet(false, true)) {
+            return; // close gave the job back before a thread took it
+        }
         r.thread = Thread.currentThread();
         listener.started(job, Duration.between(job.enqueuedAt(), Instant.now()));
         long t0 = System.nanoTime();
@@ -511,6 +517,12 @@ final class DefaultWorker implements Worker {
         if (!finished) {
             for (Running r : running.values()) {
                 r.interruptedByClose = true;
+                if (r.begun.compareAndSet(false, true)) {
+                    // waiting in a busy executor of the caller's, never started: give it back, no attempt counted
+                    running.remove(r.job.id(), r);
+                    release(r.job);
+                    continue;
+                }
                 Future<?> f = r.future;
                 if (f != null) {
                     f.cancel(true);
@@ -574,6 +586,8 @@ final class DefaultWorker implements Worker {
     private final class Running implements JobContext {
         final Job job;
         final AtomicBoolean settled = new AtomicBoolean();
+        /** Taken by the handler thread that runs the job, or by close for a job no thread took. */
+        final AtomicBoolean begun = new AtomicBoolean();
         volatile Instant leaseUntil;
         volatile boolean lost;
         volatile boolean interruptedByClose;

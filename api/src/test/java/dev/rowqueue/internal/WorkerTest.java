@@ -149,6 +149,40 @@ class WorkerTest {
     }
 
     @Test
+    void close_gives_back_a_job_still_waiting_in_a_busy_executor_of_the_callers_without_an_attempt()
+            throws Exception {
+        SwitchedDataSource sds = new SwitchedDataSource("worker_busy_executor");
+        java.util.concurrent.ExecutorService one = java.util.concurrent.Executors.newSingleThreadExecutor();
+        CountDownLatch blocker = new CountDownLatch(1);
+        CountDownLatch busy = new CountDownLatch(1);
+        one.submit(() -> {
+            busy.countDown();
+            blocker.await(); // the caller's executor is busy with work of its own
+            return null;
+        });
+        try (RowQueues rq = RowQueues.builder(sds.ds).build()) {
+            WorkQueue q = rq.workQueue("busy");
+            long id = q.enqueue("waits for a thread");
+            assertTrue(busy.await(10, TimeUnit.SECONDS));
+            AtomicInteger runs = new AtomicInteger();
+            Worker w = q.worker(job -> runs.incrementAndGet(), WorkerOptions.threads(1).withExecutor(one)).start();
+            eventually("claimed and handed to the executor", () -> w.running() == 1);
+            assertTrue(!w.close(Duration.ofMillis(100)), "the job never finished within the drain");
+            List<dev.rowqueue.Job> again = q.claim(1);
+            assertEquals(1, again.size(), "given back at once, not left leased");
+            assertEquals(id, again.get(0).id());
+            assertEquals(0, again.get(0).attempts(), "no attempt counted");
+            blocker.countDown();
+            one.shutdown();
+            assertTrue(one.awaitTermination(10, TimeUnit.SECONDS));
+            assertEquals(0, runs.get(), "the handler never ran it");
+        } finally {
+            blocker.countDown();
+            one.shutdownNow();
+        }
+    }
+
+    @Test
     void bad_worker_options_are_refused_before_any_sql() {
         assertThrows(IllegalArgumentException.class, () -> WorkerOptions.threads(0));
         assertThrows(IllegalArgumentException.class, () -> WorkerOptions.threads(2).withPrefetch(3));
