@@ -76,6 +76,7 @@ final class PooledExecutor implements Executor {
 
     private <R> R once(SqlOp<R> op, Phase phase) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
+            dialect.prepareConnection(c);
             if (op.singleStatement()) {
                 if (!c.getAutoCommit()) {
                     c.setAutoCommit(true);

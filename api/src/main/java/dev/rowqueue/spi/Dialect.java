@@ -127,6 +127,31 @@ public abstract class Dialect {
     }
 
     /**
+     * The retry policy of a {@code RowQueues} whose builder was given none. A database whose transactions lose
+     * conflicts far more often than a lock wait would (optimistic replication, where writes to one hot row from
+     * several nodes abort at commit) asks for more attempts.
+     *
+     * @return {@link dev.rowqueue.RetryPolicy#defaults()}
+     */
+    public dev.rowqueue.RetryPolicy defaultRetryPolicy() {
+        return dev.rowqueue.RetryPolicy.defaults();
+    }
+
+    /**
+     * Called by the core on every connection it borrows from the data source, before the operation runs on it, so a
+     * dialect can give the session settings its statements rely on (e.g. MariaDB Galera's
+     * {@code wsrep_retry_autocommit} and {@code wsrep_sync_wait}). It runs once per borrowing: a dialect that needs
+     * a setting once per physical connection remembers which it has prepared, and keeps the cost of a borrowing it
+     * has seen to a lookup. The default does nothing. Not called on a caller's own connection
+     * ({@code using(connection)}).
+     *
+     * @param connection a connection just borrowed, in auto-commit mode or not
+     * @throws SQLException from the driver; the core treats it as a failure of the operation
+     */
+    public void prepareConnection(java.sql.Connection connection) throws SQLException {
+    }
+
+    /**
      * Starts the transaction of a multi-statement operation on a connection in auto-commit mode: one the core
      * borrowed from the data source, or a caller's connection in auto-commit mode. The core then runs the operation,
      * ends the transaction with {@link java.sql.Connection#commit()} or {@link java.sql.Connection#rollback()} and
