@@ -125,12 +125,7 @@ final class PooledExecutor implements Executor {
         if (current == Connection.TRANSACTION_READ_COMMITTED || current == Connection.TRANSACTION_NONE) {
             return -1;
         }
-        try {
-            c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-        } catch (SQLException | RuntimeException e) {
-            isolations.forget(c); // its level is unknown now
-            throw e;
-        }
+        c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
         return current;
     }
 
@@ -141,7 +136,7 @@ final class PooledExecutor implements Executor {
         try {
             c.setTransactionIsolation(isolation);
         } catch (SQLException | RuntimeException e) {
-            isolations.forget(c);
+            // never fails the operation, which may have committed; a broken connection is the pool's to evict
             log.debug("could not restore the isolation level", e);
         }
     }

@@ -317,7 +317,10 @@ public final class SoakRun {
         void run(long i);
     }
 
-    /** A thread repeating a step until the stop; unexpected exceptions are counted and sampled, not fatal. */
+    /**
+     * A thread repeating a step until the stop. An exception that is not a {@link RowQueueException} broke the API's
+     * promise (every error is one) and is an anomaly; the thread goes on.
+     */
     private Thread loop(String name, Step step) {
         return new Thread(() -> {
             for (long i = 0; !stop.get(); i++) {
@@ -325,7 +328,9 @@ public final class SoakRun {
                     step.run(i);
                 } catch (RuntimeException | AssertionError e) {
                     otherErrors.incrementAndGet();
-                    errorSamples.add(name + ": " + e);
+                    if (anomalies.size() < 100) {
+                        anomalies.add("api: " + name + " got " + e + " (not a RowQueueException)");
+                    }
                 }
             }
         }, name);
