@@ -100,15 +100,30 @@ public abstract class Dialect {
     }
 
     /**
-     * Whether the core must check, and if needed set, READ COMMITTED before each multi-statement transaction. The
-     * check is a server round trip on some drivers. A dialect may return {@code false} if the database's default is
-     * READ COMMITTED or if every statement it renders is correct at any isolation level at or above it (higher
-     * levels then only cause serialization failures, which the core retries).
+     * Whether the core must check, and if needed set, READ COMMITTED before each multi-statement transaction on a
+     * connection of its own. The level a physical connection is handed out with is read once and remembered (the
+     * read is a server round trip on some drivers), so at a READ COMMITTED pool the check costs nothing after the
+     * first use of each connection. A dialect may return {@code false} if every statement it renders is correct at
+     * any isolation level at or above it (higher levels then only cause serialization failures, which the core
+     * retries).
      *
      * @return {@code true} (the portable default)
      */
     public boolean enforceReadCommitted() {
         return true;
+    }
+
+    /**
+     * Whether single statements in auto-commit mode must run at READ COMMITTED too, the way
+     * {@link #enforceReadCommitted} makes transactions do: for a database where a statement at a stricter level
+     * fails on rows a concurrent transaction changed (PostgreSQL's {@code 40001} at REPEATABLE READ and SERIALIZABLE)
+     * where at READ COMMITTED it would wait and see the new row. At a stricter pool this costs two round trips per
+     * operation (set the level, put it back); at a READ COMMITTED pool none.
+     *
+     * @return {@code false} (the portable default: statements keep the connection's level)
+     */
+    public boolean readCommittedStatements() {
+        return false;
     }
 
     /**

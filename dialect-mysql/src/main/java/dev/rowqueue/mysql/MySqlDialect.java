@@ -8,6 +8,7 @@ import dev.rowqueue.spi.CounterStore;
 import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.Jdbc;
 import dev.rowqueue.spi.RingStore;
 import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Schema;
@@ -375,19 +376,9 @@ public class MySqlDialect extends Dialect {
         prepared.add(physical);
     }
 
-    /** @return the driver's connection behind a pool's proxy, or the connection itself if it does not say */
+    /** @return the driver's connection behind pool proxies, or the connection itself if it does not say */
     private static Connection physical(Connection c) {
-        try {
-            if (c.isWrapperFor(Connection.class)) {
-                Connection inner = c.unwrap(Connection.class);
-                if (inner != null) {
-                    return inner;
-                }
-            }
-        } catch (SQLException | RuntimeException e) {
-            // a proxy that cannot unwrap: it is its own key, and the session is set on each borrowing
-        }
-        return c;
+        return Jdbc.physicalConnection(c);
     }
 
     /** @return the server's product and full version */
