@@ -125,7 +125,8 @@ public interface RowQueues extends AutoCloseable {
 
     /**
      * Configures a {@link RowQueues}. Defaults: dialect detected from {@code DatabaseMetaData}, tables created on
-     * first use, {@link RetryPolicy#defaults()}, payloads up to the dialect's limit, claims at once as the dialect
+     * first use, the dialect's retry policy ({@link RetryPolicy#defaults()} except on a MariaDB Galera cluster),
+     * payloads up to the dialect's limit, claims at once as the dialect
      * suggests.
      */
     final class Builder {
@@ -134,7 +135,8 @@ public interface RowQueues extends AutoCloseable {
         private String dialectName;
         private final Map<String, String> dialectOptions = new LinkedHashMap<>();
         private boolean createSchema = true;
-        private RetryPolicy retryPolicy = RetryPolicy.defaults();
+        /** {@code null}: the dialect's ({@link dev.rowqueue.spi.Dialect#defaultRetryPolicy()}). */
+        private RetryPolicy retryPolicy;
         private int maxPayloadLength = -1;
         private Duration pollInterval = Duration.ofMillis(200);
         private int claimConcurrency;
@@ -195,7 +197,8 @@ public interface RowQueues extends AutoCloseable {
         /**
          * How transient failures (deadlock, serialization failure, lost connection before commit) are retried.
          *
-         * @param policy the policy; {@link RetryPolicy#none()} turns retries off
+         * @param policy the policy; {@link RetryPolicy#none()} turns retries off. Without one, the dialect's default
+         *               ({@link RetryPolicy#defaults()} on every database but a Galera cluster)
          * @return this builder
          */
         public Builder retry(RetryPolicy policy) {

@@ -9,6 +9,18 @@ import java.util.List;
  */
 public interface SchemaScripts {
 
+    /**
+     * The DDL a dialect renders, without a database; {@link RowQueues#schema()} gives the same for the instance's
+     * own dialect.
+     *
+     * @param dialect a dialect, e.g. {@code DialectProviders.named("postgresql").create(product, Map.of())}
+     * @return its scripts
+     */
+    static SchemaScripts of(dev.rowqueue.spi.Dialect dialect) {
+        return new dev.rowqueue.internal.DefaultSchemaScripts(java.util.Objects.requireNonNull(dialect, "dialect"));
+    }
+
+
     /** @return the catalog table every database using rowqueue has once */
     List<String> catalog();
 

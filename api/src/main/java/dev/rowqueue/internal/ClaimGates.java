@@ -29,7 +29,8 @@ import java.util.function.Supplier;
  *
  * <p>Requests ride along only with requests of the same lease duration, and not if one of their acks names a job
  * another request of the batch acks too (each caller must learn whether its own ack took effect). If the shared
- * statement fails, every request of it fails with the same exception, as each would have on its own. A thread
+ * statement fails, the request that ran it fails; the others fail with the same exception, unless it is a retryable
+ * failure (nothing took effect), in which case they run again once, in their order, before any newer request. A thread
  * interrupted while it waits and not yet served gives up ({@link TransientRowQueueException}); once served, or being
  * served, it waits for its jobs, so none is leased to a thread that left, and returns with its interrupt flag set.
  */
@@ -57,6 +58,8 @@ final class ClaimGates {
         private final long leaseMs;
         private boolean taken;
         private boolean done;
+        /** Given back once after a retryable failure of a batch it rode in; the next failure is its own. */
+        private boolean givenBack;
         private AckedAndClaimed result;
         /** A {@link RuntimeException} or an {@link Error}: the claimer declares nothing else. */
         private Throwable failure;
@@ -140,22 +143,33 @@ final class ClaimGates {
         }
         Gate gate = gate(queue);
         Batch batch;
+        boolean interrupted = false;
         synchronized (gate) {
             gate.waiting.addLast(request);
-            try {
-                while (!request.taken && (gate.running >= permits || gate.waiting.peekFirst() != request)) {
-                    gate.wait();
+            while (true) {
+                try {
+                    while (!request.taken && (gate.running >= permits || gate.waiting.peekFirst() != request)) {
+                        gate.wait();
+                    }
+                } catch (InterruptedException e) {
+                    if (!request.taken) {
+                        gate.waiting.remove(request);
+                        gate.notifyAll(); // the next request may be first now
+                        throw interrupted(queue, e);
+                    }
+                    interrupted = true;
                 }
-            } catch (InterruptedException e) {
-                if (!request.taken) {
-                    gate.waiting.remove(request);
-                    gate.notifyAll(); // the next request may be first now
-                    throw interrupted(queue, e);
+                if (request.taken) {
+                    interrupted |= awaitServedOrReturned(gate, request);
+                    if (request.done) {
+                        if (interrupted) {
+                            Thread.currentThread().interrupt();
+                        }
+                        return outcome(request);
+                    }
+                    continue; // given back after a retryable failure of the batch it rode in: wait again
                 }
-                Thread.currentThread().interrupt();
-            }
-            if (request.taken) {
-                return awaitServed(gate, request);
+                break;
             }
             gate.running++;
             batch = take(gate, request);
@@ -163,8 +177,11 @@ final class ClaimGates {
                 gate.notifyAll(); // a permit is left for the request that is first now
             }
         }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
         try {
-            serve(batch, claimer);
+            serve(gate, batch, claimer);
         } finally {
             release(gate);
         }
@@ -243,9 +260,13 @@ final class ClaimGates {
 
     /**
      * Runs the batch's one claim and hands out its jobs and acks (a batch of one request gets exactly what the claim
-     * returned); a failure is every request's failure.
+     * returned). A failure is the running request's failure. The requests that rode along get it too, unless it is a
+     * retryable one ({@link #givesBack}) and they have not been given back before: then nothing of the statement took
+     * effect, and they go back to the head of the queue, in their order, to run again (once) with the next permit.
+     * One conflict (a deadlock, a serialization failure that outlasted the executor's retries, an interrupt of the
+     * running thread) thus no longer fails every request that rode along.
      */
-    private static void serve(Batch batch, Claimer claimer) {
+    private static void serve(Gate gate, Batch batch, Claimer claimer) {
         long[] ids = new long[batch.acks];
         long[] tokens = new long[batch.acks];
         int i = 0;
@@ -258,9 +279,24 @@ final class ClaimGates {
         try {
             all = claimer.run(ids, tokens, batch.jobs, batch.leaseMs);
         } catch (RuntimeException | Error e) { // every request must end, or its thread would wait for ever
-            for (Request r : batch.requests) {
-                r.failure = e;
-                r.done = true;
+            boolean giveBack = givesBack(e);
+            synchronized (gate) {
+                List<Request> back = new ArrayList<>();
+                for (int k = 0; k < batch.requests.size(); k++) {
+                    Request r = batch.requests.get(k);
+                    if (k > 0 && giveBack && !r.givenBack) {
+                        r.givenBack = true;
+                        r.taken = false;
+                        back.add(r);
+                    } else {
+                        r.failure = e;
+                        r.done = true;
+                    }
+                }
+                for (int k = back.size() - 1; k >= 0; k--) {
+                    gate.waiting.addFirst(back.get(k));
+                }
+                gate.notifyAll();
             }
             return;
         }
@@ -280,20 +316,29 @@ final class ClaimGates {
         }
     }
 
-    /** Waits, uninterruptibly, for another thread to serve the request; keeps an interrupt for the caller. */
-    private static AckedAndClaimed awaitServed(Gate gate, Request request) {
+    /**
+     * @return whether a failed combined claim certainly took no effect and may be run again for the requests that
+     * rode along: a transient failure, but not a connection lost while it could have committed
+     */
+    private static boolean givesBack(Throwable e) {
+        return e instanceof TransientRowQueueException;
+    }
+
+    /**
+     * Waits, uninterruptibly, until another thread served the request or gave it back.
+     *
+     * @return whether the thread was interrupted meanwhile (the caller sets the flag again)
+     */
+    private static boolean awaitServedOrReturned(Gate gate, Request request) {
         boolean interrupted = false;
-        while (!request.done) {
+        while (request.taken && !request.done) {
             try {
                 gate.wait();
             } catch (InterruptedException e) {
                 interrupted = true;
             }
         }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-        return outcome(request);
+        return interrupted;
     }
 
     private static AckedAndClaimed outcome(Request request) {

@@ -34,7 +34,7 @@ import java.util.Objects;
 public final class DefaultRowQueues implements RowQueues {
     private static final Logger log = LoggerFactory.getLogger(DefaultRowQueues.class);
 
-    /** What the builder collected; {@code claimConcurrency} 0 means the dialect's. */
+    /** What the builder collected; {@code claimConcurrency} 0 and {@code retry} {@code null} mean the dialect's. */
     public record Settings(DataSource dataSource, List<DialectProvider> dialects, String dialectName,
                            Map<String, String> dialectOptions, boolean createSchema, RetryPolicy retry,
                            int maxPayloadLength, Duration pollInterval, int claimConcurrency) {
@@ -84,7 +84,8 @@ public final class DefaultRowQueues implements RowQueues {
         if (s.maxPayloadLength() > 0) {
             max = s.maxPayloadLength();
         }
-        Executor executor = new PooledExecutor(s.dataSource(), dialect, s.retry());
+        Executor executor = new PooledExecutor(s.dataSource(), dialect,
+                s.retry() != null ? s.retry() : dialect.defaultRetryPolicy());
         WakeupSource wakeups = dialect.wakeupSource(s.dataSource(), s.pollInterval()).orElse(null);
         int claims = s.claimConcurrency() > 0 ? s.claimConcurrency() : dialect.claimConcurrency();
         Context context = new Context(dialect, executor, max, s.pollInterval(), wakeups, new ClaimGates(claims));

@@ -284,13 +284,16 @@ final class DefaultWorker implements Worker {
         } finally {
             lock.unlock();
         }
-        for (Job job : back) {
-            try {
-                queue.release(job);
-            } catch (RuntimeException e) {
-                log.debug("rowqueue: worker of {}: giving back job {} failed; its lease will end: {}", queue.name(),
-                        job.id(), e.toString());
-            }
+        back.forEach(this::release);
+    }
+
+    /** Gives a job that never started back, no attempt counted; if that fails its lease ends by itself. */
+    private void release(Job job) {
+        try {
+            queue.release(job);
+        } catch (RuntimeException e) {
+            log.debug("rowqueue: worker of {}: giving back job {} failed; its lease will end: {}", queue.name(),
+                    job.id(), e.toString());
         }
     }
 
@@ -335,6 +338,9 @@ final class DefaultWorker implements Worker {
 
     private void run(Running r) {
         Job job = r.job;
+        if (!r.begun.compareAndSet(false, true)) {
+            return; // close gave the job back before a thread took it
+        }
         r.thread = Thread.currentThread();
         listener.started(job, Duration.between(job.enqueuedAt(), Instant.now()));
         long t0 = System.nanoTime();
@@ -347,18 +353,12 @@ final class DefaultWorker implements Worker {
         Duration ran = Duration.ofNanos(System.nanoTime() - t0);
         r.thread = null;
         boolean interrupted = Thread.interrupted();
-        boolean ack = false;
         try {
-            ack = settle(r, error, ran, interrupted);
+            settle(r, error, ran, interrupted);
         } finally {
-            // one step: the job leaves the running ones as its ack is queued, so the dispatcher that wakes sees the
-            // thread free and sends the ack with its next claim
+            running.remove(job.id(), r);
             lock.lock();
             try {
-                running.remove(job.id());
-                if (ack) {
-                    done.add(job);
-                }
                 startBuffered();
                 signalChanged();
             } finally {
@@ -367,20 +367,30 @@ final class DefaultWorker implements Worker {
         }
     }
 
-    /** @return whether the job is to be acked (with the dispatcher's next claim) */
-    private boolean settle(Running r, Throwable error, Duration ran, boolean interrupted) {
+    private void settle(Running r, Throwable error, Duration ran, boolean interrupted) {
         Job job = r.job;
         if (r.settled.get() || r.lost) {
-            return false;
+            return;
         }
         if (error == null) {
             listener.succeeded(job, ran);
-            return true;
+            lock.lock();
+            try {
+                // running (heartbeats extend it) or waiting for its ack, never both: else the dispatcher could ack it
+                // while a heartbeat still counted it running and then called its lease lost, and a claim would see no
+                // free thread beside the ack
+                running.remove(job.id(), r);
+                done.add(job);
+                signalChanged();
+            } finally {
+                lock.unlock();
+            }
+            return;
         }
         try {
             if (r.interruptedByClose || interrupted && state != State.RUNNING) {
                 queue.release(job); // stopped by close: not the job's fault, no attempt counted
-                return false;
+                return;
             }
             int attempt = job.attempts() + 1;
             boolean last = attempt >= queue.options().maxAttempts();
@@ -394,7 +404,6 @@ final class DefaultWorker implements Worker {
             log.warn("rowqueue: worker of {}: settling job {} failed; it will run again after its lease: {}",
                     queue.name(), job.id(), e.toString());
         }
-        return false;
     }
 
     private static String describe(Throwable error) {
@@ -529,6 +538,12 @@ final class DefaultWorker implements Worker {
         if (!finished) {
             for (Running r : running.values()) {
                 r.interruptedByClose = true;
+                if (r.begun.compareAndSet(false, true)) {
+                    // waiting in a busy executor of the caller's, never started: give it back, no attempt counted
+                    running.remove(r.job.id(), r);
+                    release(r.job);
+                    continue;
+                }
                 Future<?> f = r.future;
                 if (f != null) {
                     f.cancel(true);
@@ -592,6 +607,8 @@ final class DefaultWorker implements Worker {
     private final class Running implements JobContext {
         final Job job;
         final AtomicBoolean settled = new AtomicBoolean();
+        /** Taken by the handler thread that runs the job, or by close for a job no thread took. */
+        final AtomicBoolean begun = new AtomicBoolean();
         volatile Instant leaseUntil;
         volatile boolean lost;
         volatile boolean interruptedByClose;

@@ -17,8 +17,15 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs each operation on a connection of its own from the data source: single statements in auto-commit mode,
- * the rest in a READ COMMITTED transaction. Transient failures are retried with jittered exponential backoff.
- * A connection lost while a non-idempotent operation might have committed is reported, not retried.
+ * the rest in a transaction, all at READ COMMITTED where the dialect asks for it ({@link Dialect#enforceReadCommitted},
+ * {@link Dialect#readCommittedStatements}) whatever the pool's default. Transient failures are retried with jittered
+ * exponential backoff. A connection lost while a non-idempotent operation might have committed is reported, not
+ * retried.
+ *
+ * <p>The isolation a connection is handed out with is read once per physical connection ({@link IsolationCache}):
+ * pools put a connection back to their configured default when it returns, and this executor puts back what it
+ * changed. At a READ COMMITTED pool an operation therefore costs no isolation round trip at all; at a stricter pool it
+ * costs two (set READ COMMITTED, and put the pool's level back).
  */
 final class PooledExecutor implements Executor {
     private static final Logger log = LoggerFactory.getLogger(PooledExecutor.class);
@@ -26,6 +33,7 @@ final class PooledExecutor implements Executor {
     private final DataSource dataSource;
     private final Dialect dialect;
     private final RetryPolicy retry;
+    private final IsolationCache isolations = new IsolationCache();
 
     PooledExecutor(DataSource dataSource, Dialect dialect, RetryPolicy retry) {
         this.dataSource = dataSource;
@@ -68,22 +76,24 @@ final class PooledExecutor implements Executor {
 
     private <R> R once(SqlOp<R> op, Phase phase) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
+            dialect.prepareConnection(c);
             if (op.singleStatement()) {
                 if (!c.getAutoCommit()) {
                     c.setAutoCommit(true);
                 }
-                phase.mayHaveCommitted = true;
-                return op.run(c);
+                int isolation = dialect.readCommittedStatements() ? readCommitted(c) : -1;
+                try {
+                    phase.mayHaveCommitted = true;
+                    return op.run(c);
+                } finally {
+                    restoreIsolation(c, isolation);
+                }
             }
             boolean autoCommit = c.getAutoCommit();
             int isolation = -1; // -1: not changed, nothing to restore
             try {
-                if (dialect.enforceReadCommitted()) {
-                    int current = c.getTransactionIsolation();
-                    if (current != Connection.TRANSACTION_READ_COMMITTED) {
-                        c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-                        isolation = current;
-                    }
+                if (dialect.enforceReadCommitted() || dialect.readCommittedStatements()) {
+                    isolation = readCommitted(c);
                 }
                 if (autoCommit) {
                     dialect.beginTransaction(c);
@@ -104,6 +114,33 @@ final class PooledExecutor implements Executor {
         }
     }
 
+    /**
+     * Sets READ COMMITTED on a connection in auto-commit mode or between transactions, if the level it was handed
+     * out with (read once per physical connection) is another.
+     *
+     * @return the level to put back, or -1 if nothing changed
+     */
+    private int readCommitted(Connection c) throws SQLException {
+        int current = isolations.handedOut(c);
+        if (current == Connection.TRANSACTION_READ_COMMITTED || current == Connection.TRANSACTION_NONE) {
+            return -1;
+        }
+        c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        return current;
+    }
+
+    private void restoreIsolation(Connection c, int isolation) {
+        if (isolation == -1) {
+            return;
+        }
+        try {
+            c.setTransactionIsolation(isolation);
+        } catch (SQLException | RuntimeException e) {
+            // never fails the operation, which may have committed; a broken connection is the pool's to evict
+            log.debug("could not restore the isolation level", e);
+        }
+    }
+
     static void rollbackQuietly(Connection c, Throwable cause) {
         try {
             c.rollback();
@@ -113,17 +150,15 @@ final class PooledExecutor implements Executor {
     }
 
     /** Puts back what {@link #once} changed, and nothing else (each call may be a round trip). */
-    private static void restore(Connection c, boolean autoCommit, int isolation) {
+    private void restore(Connection c, boolean autoCommit, int isolation) {
         try {
             if (autoCommit) {
                 c.setAutoCommit(true);
             }
-            if (isolation != -1) {
-                c.setTransactionIsolation(isolation);
-            }
         } catch (SQLException | RuntimeException e) {
             log.debug("could not restore connection settings", e);
         }
+        restoreIsolation(c, isolation);
     }
 
     private void backoff(int attempt) {

@@ -100,15 +100,55 @@ public abstract class Dialect {
     }
 
     /**
-     * Whether the core must check, and if needed set, READ COMMITTED before each multi-statement transaction. The
-     * check is a server round trip on some drivers. A dialect may return {@code false} if the database's default is
-     * READ COMMITTED or if every statement it renders is correct at any isolation level at or above it (higher
-     * levels then only cause serialization failures, which the core retries).
+     * Whether the core must check, and if needed set, READ COMMITTED before each multi-statement transaction on a
+     * connection of its own. The level a physical connection is handed out with is read once and remembered (the
+     * read is a server round trip on some drivers), so at a READ COMMITTED pool the check costs nothing after the
+     * first use of each connection. A dialect may return {@code false} if every statement it renders is correct at
+     * any isolation level at or above it (higher levels then only cause serialization failures, which the core
+     * retries).
      *
      * @return {@code true} (the portable default)
      */
     public boolean enforceReadCommitted() {
         return true;
+    }
+
+    /**
+     * Whether single statements in auto-commit mode must run at READ COMMITTED too, the way
+     * {@link #enforceReadCommitted} makes transactions do: for a database where a statement at a stricter level
+     * fails on rows a concurrent transaction changed (PostgreSQL's {@code 40001} at REPEATABLE READ and SERIALIZABLE)
+     * where at READ COMMITTED it would wait and see the new row. At a stricter pool this costs two round trips per
+     * operation (set the level, put it back); at a READ COMMITTED pool none.
+     *
+     * @return {@code false} (the portable default: statements keep the connection's level)
+     */
+    public boolean readCommittedStatements() {
+        return false;
+    }
+
+    /**
+     * The retry policy of a {@code RowQueues} whose builder was given none. A database whose transactions lose
+     * conflicts far more often than a lock wait would (optimistic replication, where writes to one hot row from
+     * several nodes abort at commit) asks for more attempts.
+     *
+     * @return {@link dev.rowqueue.RetryPolicy#defaults()}
+     */
+    public dev.rowqueue.RetryPolicy defaultRetryPolicy() {
+        return dev.rowqueue.RetryPolicy.defaults();
+    }
+
+    /**
+     * Called by the core on every connection it borrows from the data source, before the operation runs on it, so a
+     * dialect can give the session settings its statements rely on (e.g. MariaDB Galera's
+     * {@code wsrep_retry_autocommit} and {@code wsrep_sync_wait}). It runs once per borrowing: a dialect that needs
+     * a setting once per physical connection remembers which it has prepared, and keeps the cost of a borrowing it
+     * has seen to a lookup. The default does nothing. Not called on a caller's own connection
+     * ({@code using(connection)}).
+     *
+     * @param connection a connection just borrowed, in auto-commit mode or not
+     * @throws SQLException from the driver; the core treats it as a failure of the operation
+     */
+    public void prepareConnection(java.sql.Connection connection) throws SQLException {
     }
 
     /**

@@ -204,4 +204,30 @@ public final class Jdbc {
          */
         void run() throws SQLException;
     }
+
+    /**
+     * The driver's connection behind pool proxies and other wrappers: the innermost connection reached through
+     * {@code unwrap(Connection.class)} (a few levels at most), or the last wrapper that does not unwrap. Pools hand
+     * out a new proxy per borrowing around the same physical connection, so this is the key for settings a dialect
+     * or the core applies once per physical connection.
+     *
+     * @param c a connection, possibly a proxy
+     * @return the innermost connection reachable, possibly {@code c} itself
+     */
+    public static Connection physicalConnection(Connection c) {
+        Connection current = c;
+        for (int i = 0; i < 8; i++) {
+            Connection inner;
+            try {
+                inner = current.isWrapperFor(Connection.class) ? current.unwrap(Connection.class) : current;
+            } catch (SQLException | RuntimeException | AbstractMethodError e) {
+                return current; // a wrapper that cannot unwrap is its own key
+            }
+            if (inner == null || inner == current) {
+                return current;
+            }
+            current = inner;
+        }
+        return current;
+    }
 }

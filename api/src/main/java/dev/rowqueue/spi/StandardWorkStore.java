@@ -27,8 +27,25 @@ import java.util.Set;
  */
 public class StandardWorkStore implements WorkStore {
 
-    /** How many times a claim retries after losing every candidate to other consumers. */
+    /** How many rounds a claim that has jobs but fewer than it asked for runs, losing candidates to other consumers. */
     protected static final int CLAIM_ROUNDS = 3;
+
+    /**
+     * How many rounds a claim that has no job yet runs while it finds candidates and loses them all to other
+     * consumers. An empty claim must mean that nothing was left for the claimer (consumers stop at their first one),
+     * and each lost round means racers took jobs, so the rounds end when the claimable jobs do; this only bounds a
+     * claim that keeps losing.
+     */
+    protected static final int EMPTY_CLAIM_ROUNDS = 32;
+
+    /**
+     * @param round    the rounds run so far
+     * @param claimed  the jobs the claim has
+     * @return whether the claim may run another round (it still wants jobs and the last round lost some)
+     */
+    protected static boolean anotherRound(int round, int claimed) {
+        return round < (claimed == 0 ? EMPTY_CLAIM_ROUNDS : CLAIM_ROUNDS);
+    }
 
     /** Which candidates a claim or rotation looks for. */
     protected enum Candidates {
@@ -174,7 +191,7 @@ public class StandardWorkStore implements WorkStore {
     public SqlOp<List<Job>> claim(int max, long leaseMs, long token) {
         return SqlOp.transaction(c -> {
             List<Job> claimed = new ArrayList<>();
-            for (int round = 0; round < CLAIM_ROUNDS && claimed.size() < max; round++) {
+            for (int round = 0; anotherRound(round, claimed.size()) && claimed.size() < max; round++) {
                 List<Long> ids = candidates(c, Candidates.CLAIM, max - claimed.size(), -1);
                 if (ids.isEmpty()) {
                     break;

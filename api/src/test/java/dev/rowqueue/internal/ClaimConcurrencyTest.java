@@ -2,6 +2,7 @@ package dev.rowqueue.internal;
 
 import dev.rowqueue.Handoff;
 import dev.rowqueue.Job;
+import dev.rowqueue.RetryPolicy;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.TransientRowQueueException;
 import dev.rowqueue.WorkQueue;
@@ -50,7 +51,7 @@ class ClaimConcurrencyTest {
         final CountDownLatch held = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
         /** When set, the next {@code getConnection()} after a held one throws this. */
-        volatile Error failNext;
+        volatile Throwable failNext;
         /** Delegates every method to H2's data source; {@code getConnection()} counts and may hold first. */
         final DataSource ds = (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(),
                 new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
@@ -60,7 +61,7 @@ class ClaimConcurrencyTest {
                             held.countDown();
                             release.await();
                         } else if (failNext != null) {
-                            Error e = failNext;
+                            Throwable e = failNext;
                             failNext = null;
                             throw e;
                         }
@@ -234,6 +235,32 @@ class ClaimConcurrencyTest {
                 assertEquals(broken, e.getCause(), "not even an Error strands the requests that rode along");
             }
             assertEquals(1, q.claim(5).size(), "the job nobody got is still there");
+        }
+    }
+
+    @Test
+    void when_the_claim_run_for_several_fails_with_a_conflict_only_its_runner_fails_and_the_others_run_again()
+            throws Exception {
+        HoldingDataSource ds = dataSource("conflict");
+        try (RowQueues rq = RowQueues.builder(ds.ds).claimConcurrency(1)
+                .retry(new RetryPolicy(1, Duration.ZERO, Duration.ZERO)).build()) {
+            WorkQueue q = rq.workQueue("gated");
+            long a = q.enqueue("a");
+            long b = q.enqueue("b");
+            long c = q.enqueue("c");
+            Future<List<Job>> first = heldClaim(ds, q);
+            Blocked<List<Job>> one = blocked(() -> q.claim(1));
+            Blocked<List<Job>> two = blocked(() -> q.claim(1));
+            ds.failNext = new SQLException("could not serialize access due to concurrent update", "40001");
+            ds.release.countDown();
+            assertEquals(1, first.get(10, TimeUnit.SECONDS).size(), "the held claim ran alone, before the failure");
+            ExecutionException e = assertThrows(ExecutionException.class, one::get);
+            assertTrue(e.getCause() instanceof TransientRowQueueException, "the request that ran the statement: "
+                    + e.getCause());
+            List<Job> jobs = two.get();
+            assertEquals(1, jobs.size(), "the request that rode along ran again and got its job");
+            Set<Long> got = Set.of(jobs.get(0).id());
+            assertTrue(Set.of(a, b, c).containsAll(got));
         }
     }
 

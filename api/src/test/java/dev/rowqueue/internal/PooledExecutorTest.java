@@ -121,4 +121,54 @@ class PooledExecutorTest {
             assertThat(e.getMessage()).contains("select failed").contains(e.sqlState());
         });
     }
+
+    /**
+     * A pool's connection at REPEATABLE READ whose physical connection dies right after the statement committed: the
+     * pool swaps in a closed stand-in whose every method throws (HikariCP's, {@code hashCode} included), so putting the
+     * level back fails. The committed result still comes back, and nothing else breaks.
+     */
+    @Test
+    void a_level_that_cannot_be_put_back_after_a_statement_does_not_fail_it() throws SQLException {
+        Connection real = ds.getConnection();
+        real.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+        AtomicInteger sets = new AtomicInteger();
+        Object closedStandIn = java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {Connection.class}, (p, m, a) -> {
+                    throw new SQLException("Connection is closed", "08003");
+                });
+        Connection pooled = (Connection) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {Connection.class}, (p, m, a) -> switch (m.getName()) {
+                    case "isWrapperFor" -> true;
+                    case "unwrap" -> sets.get() > 1 ? closedStandIn : real;
+                    case "setTransactionIsolation" -> {
+                        if (sets.incrementAndGet() > 1) {
+                            throw new SQLException("terminating connection due to administrator command", "57P01");
+                        }
+                        yield m.invoke(real, a);
+                    }
+                    case "close" -> null;
+                    default -> m.invoke(real, a);
+                });
+        javax.sql.DataSource one = (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {javax.sql.DataSource.class},
+                (p, m, a) -> m.getName().equals("getConnection") ? pooled : m.invoke(ds, a));
+        PooledExecutor strict = new PooledExecutor(one, new dev.rowqueue.spi.Dialect(DatabaseProduct.assumed("H2", 2, 5)) {
+            @Override
+            public String name() {
+                return "strict";
+            }
+
+            @Override
+            public boolean readCommittedStatements() {
+                return true;
+            }
+        }, new RetryPolicy(3, Duration.ZERO, Duration.ZERO));
+        SqlOp<Integer> first = SqlOp.statement(c -> 42);
+        SqlOp<Integer> second = SqlOp.statement(c -> 43);
+        assertThat((int) strict.run("op", first)).isEqualTo(42);
+        assertThat(sets).hasValue(2);
+        assertThat((int) strict.run("op again", second)).as("the stand-in's throwing hashCode is no key")
+                .isEqualTo(43);
+        real.close();
+    }
 }

@@ -1,6 +1,6 @@
 package dev.rowqueue.cli;
 
-import dev.rowqueue.internal.DialectResolver;
+import dev.rowqueue.spi.DialectProviders;
 import dev.rowqueue.spi.DialectProvider;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -22,7 +22,7 @@ final class DialectsCommand extends BaseCommand {
     int run() {
         useDriverJars(driverJars);
         Table table = new Table("dialect", "priority", "provider", "from");
-        for (DialectProvider p : DialectResolver.all(List.of())) {
+        for (DialectProvider p : DialectProviders.available()) {
             CodeSource source = p.getClass().getProtectionDomain().getCodeSource();
             String from = source == null || source.getLocation() == null ? "" : source.getLocation().getPath();
             from = from.endsWith("/") ? from.substring(0, from.length() - 1) : from;

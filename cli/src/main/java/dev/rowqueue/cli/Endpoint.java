@@ -1,9 +1,9 @@
 package dev.rowqueue.cli;
 
 import dev.rowqueue.RowQueues;
-import dev.rowqueue.internal.DialectResolver;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.DialectProviders;
 import dev.rowqueue.tck.ConfiguredTarget;
 import dev.rowqueue.tck.TckTargets;
 
@@ -11,7 +11,6 @@ import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -120,7 +119,7 @@ public record Endpoint(String url, String user, String password, String dialect,
      */
     private Dialect dialectOf(DataSource ds, RowQueues rq) {
         try (Connection c = ds.getConnection()) {
-            return DialectResolver.byName(List.of(), rq.database().dialect())
+            return DialectProviders.named(rq.database().dialect())
                     .create(DatabaseProduct.of(c.getMetaData()), options, c);
         } catch (SQLException e) {
             throw new CliException(ExitCode.DATABASE, "cannot read the metadata of " + displayUrl() + ": "

@@ -3,11 +3,10 @@ package dev.rowqueue.cli;
 import dev.rowqueue.RingOptions;
 import dev.rowqueue.RingStrategy;
 import dev.rowqueue.SchemaScripts;
-import dev.rowqueue.internal.DefaultSchemaScripts;
-import dev.rowqueue.internal.DialectResolver;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.DialectProvider;
+import dev.rowqueue.spi.DialectProviders;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -94,7 +93,7 @@ final class SchemaCommand extends BaseCommand {
     @Override
     int run() {
         useDriverJars(driverJars);
-        DialectProvider provider = DialectResolver.byName(List.of(), dialect);
+        DialectProvider provider = DialectProviders.named(dialect);
         String[] assumed = ASSUMED.get(provider.name().toLowerCase(Locale.ROOT));
         String productName = product != null ? product : assumed != null ? assumed[0] : provider.name();
         String v = version != null ? version : assumed != null ? assumed[1] : null;
@@ -114,7 +113,7 @@ final class SchemaCommand extends BaseCommand {
                     + assumedProduct.describe() + "; printing its DDL anyway");
         }
         Dialect d = provider.create(assumedProduct, new LinkedHashMap<>());
-        SchemaScripts scripts = new DefaultSchemaScripts(d);
+        SchemaScripts scripts = SchemaScripts.of(d);
         List<String> statements = new ArrayList<>();
         String what;
         if (queue.ring != null) {

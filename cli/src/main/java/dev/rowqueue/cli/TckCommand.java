@@ -1,6 +1,6 @@
 package dev.rowqueue.cli;
 
-import dev.rowqueue.internal.DialectResolver;
+import dev.rowqueue.spi.DialectProviders;
 import dev.rowqueue.tck.ConfiguredTarget;
 import dev.rowqueue.tck.ConfiguredTck;
 import dev.rowqueue.tck.DatabaseHold;
@@ -18,7 +18,6 @@ import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
 import java.sql.SQLException;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
@@ -50,7 +49,7 @@ final class TckCommand extends BaseCommand {
     int run() {
         Endpoint endpoint = connection.endpoint(this);
         if (endpoint.dialect() != null) {
-            DialectResolver.byName(List.of(), endpoint.dialect()); // an unknown name is bad usage, not a failed kit
+            DialectProviders.named(endpoint.dialect()); // an unknown name is bad usage, not a failed kit
         }
         endpoint.check(endpoint.dataSource());
         checkShared(endpoint);

@@ -4,6 +4,8 @@ import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.DialectProvider;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.Map;
 
 /**
@@ -35,5 +37,12 @@ public final class MariaDbDialectProvider implements DialectProvider {
     @Override
     public Dialect create(DatabaseProduct product, Map<String, String> options) {
         return MySqlDialect.create(MySqlDialect.MARIADB, product, options);
+    }
+
+    /** Asks the server once whether it is a Galera node ({@link MySqlDialect#galera()}). */
+    @Override
+    public Dialect create(DatabaseProduct product, Map<String, String> options, Connection connection)
+            throws SQLException {
+        return MySqlDialect.create(MySqlDialect.MARIADB, product, options, MySqlDialect.isGalera(connection));
     }
 }

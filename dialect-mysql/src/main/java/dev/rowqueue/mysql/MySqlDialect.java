@@ -8,6 +8,7 @@ import dev.rowqueue.spi.CounterStore;
 import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.Jdbc;
 import dev.rowqueue.spi.RingStore;
 import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Schema;
@@ -15,7 +16,10 @@ import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.WorkStore;
 import dev.rowqueue.spi.WorkTables;
 
+import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -24,6 +28,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.stream.Collectors;
 
 /**
@@ -59,6 +64,8 @@ import java.util.stream.Collectors;
  *   <li><b>Errors</b> by vendor code: 1213 deadlock and MariaDB's 1020 snapshot conflict (rolled back, retried),
  *       1205 lock wait timeout (rolled back, then retried), 1062 duplicate key, 1050/1061 already exists,
  *       1146 missing table, 1690 out of range, 2006/2013/1927 connection lost.</li>
+ *   <li><b>Galera</b> ({@code wsrep_on = ON}, asked once at start-up): no push trigger, session settings
+ *       {@link #GALERA_SESSION} once per connection, and Galera's errors; see {@link #galera()}.</li>
  * </ul>
  *
  * <p>Options (builder {@code dialectOption(key, value)}):
@@ -131,6 +138,21 @@ public class MySqlDialect extends Dialect {
     private final SingleWriterStatement singleWriter;
     private final KeyType keyType;
     private final ColumnTypes types;
+    private final boolean galera;
+    /** The physical connections whose session {@link #GALERA_SESSION} has set (on Galera only). */
+    private final Set<Connection> prepared = Collections.synchronizedSet(
+            Collections.newSetFromMap(new WeakHashMap<>()));
+
+    /**
+     * The session settings of every connection rowqueue uses on a Galera node. {@code wsrep_retry_autocommit = 0}:
+     * the server must not replay an auto-commit statement that lost certification, since it may already have sent
+     * the client the first attempt's rows ({@code INSERT ... RETURNING}); the statement fails with 1213 instead and
+     * the core retries it whole. {@code wsrep_sync_wait = 7} (reads, {@code UPDATE}/{@code DELETE},
+     * {@code INSERT}/{@code REPLACE}): a statement first waits until the node has applied every write set the cluster
+     * had committed when it began, so an operation sees what any node committed before it started (a job pushed,
+     * claimed or acknowledged elsewhere, a table created elsewhere).
+     */
+    static final String GALERA_SESSION = "SET SESSION wsrep_retry_autocommit = 0, wsrep_sync_wait = 7";
 
     /**
      * @param name         the dialect's name ({@link #MYSQL} or {@link #MARIADB})
@@ -141,7 +163,21 @@ public class MySqlDialect extends Dialect {
      */
     public MySqlDialect(String name, DatabaseProduct product, ClaimPath claimPath, SingleWriterStatement singleWriter,
                         KeyType keyType) {
+        this(name, product, claimPath, singleWriter, keyType, false);
+    }
+
+    /**
+     * @param name         the dialect's name ({@link #MYSQL} or {@link #MARIADB})
+     * @param product      the database
+     * @param claimPath    the claim statement; must be available on the server
+     * @param singleWriter the single-writer statement
+     * @param keyType      the key column type; must be available on the server
+     * @param galera       whether the server is a Galera cluster node ({@code wsrep_on = ON}; see {@link #galera()})
+     */
+    public MySqlDialect(String name, DatabaseProduct product, ClaimPath claimPath, SingleWriterStatement singleWriter,
+                        KeyType keyType, boolean galera) {
         super(product);
+        this.galera = galera;
         this.name = name;
         this.version = ServerVersion.of(product);
         this.claimPath = claimPath;
@@ -168,6 +204,21 @@ public class MySqlDialect extends Dialect {
      * @throws IllegalArgumentException for an unknown option or value, or one the server cannot honour
      */
     public static MySqlDialect create(String name, DatabaseProduct product, Map<String, String> options) {
+        return create(name, product, options, false);
+    }
+
+    /**
+     * Creates the dialect for a server it has asked whether it is a Galera node ({@link #isGalera}).
+     *
+     * @param name    the dialect's name
+     * @param product the database
+     * @param options {@value #OPTION_CLAIM}, {@value #OPTION_SINGLE_WRITER}, {@value #OPTION_KEY_TYPE}
+     * @param galera  whether the server is a Galera cluster node
+     * @return the dialect
+     * @throws IllegalArgumentException for an unknown option or value, or one the server cannot honour
+     */
+    public static MySqlDialect create(String name, DatabaseProduct product, Map<String, String> options,
+                                      boolean galera) {
         for (String key : options.keySet()) {
             if (!List.of(OPTION_CLAIM, OPTION_SINGLE_WRITER, OPTION_KEY_TYPE).contains(key)) {
                 throw new IllegalArgumentException("unknown option '" + key + "' of dialect " + name + "; known: "
@@ -181,7 +232,22 @@ public class MySqlDialect extends Dialect {
                 SingleWriterStatement::value, SingleWriterStatement.UPSERT);
         KeyType keys = option(options, OPTION_KEY_TYPE, KeyType.values(), KeyType::value,
                 hasNoPadBinaryCollation(v) ? KeyType.VARCHAR : KeyType.VARBINARY);
-        return new MySqlDialect(name, product, claim, sw, keys);
+        return new MySqlDialect(name, product, claim, sw, keys, galera);
+    }
+
+    /**
+     * Asks the server whether it is a Galera cluster node: {@code wsrep_on} is ON (MariaDB Galera, Percona XtraDB
+     * Cluster). Servers without wsrep have no such variable, and {@code SHOW VARIABLES} then returns no row.
+     *
+     * @param connection a connection in auto-commit mode
+     * @return whether replication through Galera is on for the server
+     * @throws SQLException from the driver
+     */
+    static boolean isGalera(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement();
+             ResultSet rs = s.executeQuery("SHOW GLOBAL VARIABLES WHERE Variable_name = 'wsrep_on'")) {
+            return rs.next() && "ON".equalsIgnoreCase(rs.getString(2));
+        }
     }
 
     /**
@@ -262,7 +328,57 @@ public class MySqlDialect extends Dialect {
      *         the head row ({@link MySqlRingStore}): on MariaDB 10.5+
      */
     boolean triggerPush() {
-        return hasInsertReturning(version);
+        return hasInsertReturning(version) && !galera;
+    }
+
+    /**
+     * Whether the server is a Galera cluster node, as it said when rowqueue started. Then: no push trigger (safe rings
+     * push with the compound statement, so the schema has no {@code CREATE TRIGGER}, which wedges a cluster when two
+     * nodes run it at once); every connection rowqueue borrows gets {@link #GALERA_SESSION} once; and Galera's
+     * errors are classified: 1213 from a certification failure on any statement, {@code COMMIT} included, is a
+     * rolled-back transaction to retry whole, and 1047 (a node not in the primary component) a statement the node
+     * refused before running it.
+     *
+     * @return whether the dialect runs on Galera
+     */
+    public boolean galera() {
+        return galera;
+    }
+
+    /**
+     * On Galera, 24 attempts instead of 8 (same backoff: up to 5 ms, doubling, at most 500 ms): a hot row written from
+     * several nodes (a ring group's head row, a counter) is not a lock wait there but a certification failure at
+     * commit, and each loser starts again. 8 producers spread over 3 nodes pushing into one group (the TCK's
+     * concurrency rules) ran out of 8 attempts in about one push of 800.
+     */
+    @Override
+    public dev.rowqueue.RetryPolicy defaultRetryPolicy() {
+        dev.rowqueue.RetryPolicy d = dev.rowqueue.RetryPolicy.defaults();
+        return galera ? new dev.rowqueue.RetryPolicy(GALERA_ATTEMPTS, d.initialBackoff(), d.maxBackoff()) : d;
+    }
+
+    /** Attempts of an operation on Galera ({@link #defaultRetryPolicy()}). */
+    static final int GALERA_ATTEMPTS = 24;
+
+    /** On Galera, gives the session {@link #GALERA_SESSION} once per physical connection. */
+    @Override
+    public void prepareConnection(Connection connection) throws SQLException {
+        if (!galera) {
+            return;
+        }
+        Connection physical = physical(connection);
+        if (prepared.contains(physical)) {
+            return;
+        }
+        try (Statement s = connection.createStatement()) {
+            s.execute(GALERA_SESSION);
+        }
+        prepared.add(physical);
+    }
+
+    /** @return the driver's connection behind pool proxies, or the connection itself if it does not say */
+    private static Connection physical(Connection c) {
+        return Jdbc.physicalConnection(c);
     }
 
     /** @return the server's product and full version */
@@ -501,14 +617,25 @@ public class MySqlDialect extends Dialect {
             case 1053: // ER_SERVER_SHUTDOWN
             case 1152: // ER_ABORTING_CONNECTION
                 return SqlErrorKind.CONNECTION;
+            case 1047: // ER_UNKNOWN_COM_ERROR, 08S01 on Galera: "WSREP has not yet prepared node for application use"
+                return SqlErrorKind.CONNECTION;
             default:
                 return super.classifyOne(e);
         }
     }
 
+    /**
+     * A Galera node outside the primary component refuses every statement with 1047 before running it, so the work
+     * surely did not run there; the core may retry it (on another connection, which a pool may open on another node).
+     */
+    @Override
+    public boolean failedBeforeSending(SQLException e) {
+        return e.getErrorCode() == 1047 || super.failedBeforeSending(e);
+    }
+
     @Override
     public String toString() {
-        return name + " on " + version + " (claim " + claimPath.value() + ", single-writer " + singleWriter.value()
+        return name + " on " + version + (galera ? " (Galera)" : "") + " (claim " + claimPath.value() + ", single-writer " + singleWriter.value()
                 + ", keys " + keyType.value() + ")";
     }
 }

@@ -262,14 +262,16 @@ final class MySqlWorkStore extends StandardWorkStore {
      * read passes them cheaply, though it still visits each of them (measured on MariaDB 10.11 with one consumer
      * claiming and acking one job at a time: purge about a thousand transactions behind, the read dominating a claim
      * of about a millisecond). A window whose candidates were all taken by other consumers is widened, up to
-     * {@link #CLAIM_ROUNDS} rounds (the acks run in the first only).
+     * {@link #CLAIM_ROUNDS} rounds, or {@link #EMPTY_CLAIM_ROUNDS} while the claim has no job yet (the acks run in the
+     * first only).
      */
     private AckedAndClaimed compoundClaim(Connection c, long[] ids, long[] tokens, int max, long leaseMs, long token)
             throws SQLException {
         List<Locked> locked = new ArrayList<>();
         Set<Long> acked = new HashSet<>();
         int window = Math.max(4 * max, 32);
-        for (int round = 0; round < CLAIM_ROUNDS && locked.size() < max; round++, window *= 4) {
+        for (int round = 0; anotherRound(round, locked.size()) && locked.size() < max;
+             round++, window = (int) Math.min(4L * window, Integer.MAX_VALUE / 4)) {
             int acks = round == 0 ? ids.length : 0;
             Sql sql = acks == 0 ? compoundClaim : acks == 1 ? compoundAckOneAndClaim : compound(acks);
             int[] seen = {-1};
@@ -366,7 +368,7 @@ final class MySqlWorkStore extends StandardWorkStore {
 
     private List<Job> claimByLastInsertId(Connection c, int max, long leaseMs, long token) throws SQLException {
         List<Long> ids = new ArrayList<>();
-        for (int round = 0; round < CLAIM_ROUNDS && ids.size() < max; round++) {
+        for (int round = 0; anotherRound(round, ids.size()) && ids.size() < max; round++) {
             List<Long> candidates = select(c, candidateIds, max - ids.size(), -1);
             if (candidates.isEmpty()) {
                 break;

@@ -170,14 +170,29 @@ final class EmbeddedPostgresServer implements AutoCloseable {
      * @return the pool
      */
     HikariDataSource pool(String database, int size, long connectionTimeoutMs) {
+        return pool(database, size, connectionTimeoutMs, null);
+    }
+
+    /**
+     * @param database            the database
+     * @param size                the pool's maximum size
+     * @param connectionTimeoutMs how long a request for a connection waits
+     * @param isolation           the pool's default isolation as HikariCP names it, or {@code null} for the server's
+     * @return the pool
+     */
+    HikariDataSource pool(String database, int size, long connectionTimeoutMs, String isolation) {
         HikariConfig config = new HikariConfig();
+        if (isolation != null) {
+            config.setTransactionIsolation(isolation);
+        }
         config.setJdbcUrl(url(database));
         config.setUsername("postgres");
         config.setPassword("");
         config.setMaximumPoolSize(size);
         config.setMinimumIdle(0);
         config.setConnectionTimeout(connectionTimeoutMs);
-        config.setPoolName("pg-" + version + "-" + database + "-" + size + "-" + connectionTimeoutMs);
+        config.setPoolName("pg-" + version + "-" + database + "-" + size + "-" + connectionTimeoutMs
+                + (isolation == null ? "" : "-" + isolation));
         return new HikariDataSource(config);
     }
 
@@ -189,6 +204,19 @@ final class EmbeddedPostgresServer implements AutoCloseable {
     TckTarget target() {
         HikariDataSource pool = pool(newDatabase("tck"), 24);
         return TckTargets.of("PostgreSQL " + version + " (embedded, zonky binaries)", pool, pool::close);
+    }
+
+    /**
+     * A TCK target whose pool hands out connections at another default isolation level (HikariCP's
+     * {@code transactionIsolation}, e.g. {@code TRANSACTION_REPEATABLE_READ}).
+     *
+     * @param isolation the pool's level, as HikariCP names it
+     * @return the target
+     */
+    TckTarget target(String isolation) {
+        HikariDataSource pool = pool(newDatabase("tck"), 24, 5_000, isolation);
+        return TckTargets.of("PostgreSQL " + version + " (embedded, zonky binaries, pool at " + isolation + ")", pool,
+                pool::close);
     }
 
     @Override

@@ -5,6 +5,7 @@ import dev.rowqueue.Counters;
 import dev.rowqueue.Enqueue;
 import dev.rowqueue.Handoff;
 import dev.rowqueue.Job;
+import dev.rowqueue.QueueStats;
 import dev.rowqueue.RingEntry;
 import dev.rowqueue.RingQueue;
 import dev.rowqueue.RowQueues;
@@ -187,6 +188,69 @@ public abstract class ConcurrencyContract extends Contract {
         assertEquals(total, enqueued.size());
         assertEquals(enqueued, delivered, "every enqueued job was delivered");
         assertEquals(0, q.stats().total());
+    }
+
+    /**
+     * An empty claim means no job was left for the claimer: none claimable, or only jobs other claims were taking at
+     * that moment. So consumers that stop at their first empty claim leave nothing behind: a claim that lost every
+     * candidate to racers looks again while claimable jobs remain, and no claim locks rows it then does not take.
+     * Half the consumers share the target's instance (their claims may run together), half have an instance each,
+     * as separate processes would (their claims race in the database).
+     */
+    @Test
+    void concurrent_consumers_that_stop_at_their_first_empty_claim_leave_no_due_job_unclaimed() throws Exception {
+        int total = 2000;
+        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().leaseDuration(Duration.ofHours(1)));
+        List<String> payloads = new ArrayList<>();
+        for (int i = 0; i < total; i++) {
+            payloads.add("j" + i);
+        }
+        Set<Long> enqueued = new HashSet<>();
+        for (int i = 0; i < total; i += 100) {
+            enqueued.addAll(q.enqueueAll(payloads.subList(i, i + 100), Enqueue.defaults()));
+        }
+        Set<Long> delivered = ConcurrentHashMap.newKeySet();
+        ConcurrentLinkedQueue<Long> twice = new ConcurrentLinkedQueue<>();
+        List<RowQueues> own = new ArrayList<>();
+        List<WorkQueue> queues = new ArrayList<>();
+        for (int t = 0; t < THREADS; t++) {
+            if (t % 2 == 0) {
+                queues.add(q);
+            } else {
+                RowQueues instance = env().builder().build();
+                own.add(instance);
+                queues.add(instance.workQueue(q.name(), WorkQueueOptions.defaults().leaseDuration(Duration.ofHours(1))));
+            }
+        }
+        try {
+            together(THREADS, t -> consumeUntilEmpty(queues.get(t), delivered, twice));
+        } finally {
+            for (RowQueues instance : own) {
+                instance.close();
+            }
+        }
+        assertEquals(List.of(), List.copyOf(twice), "jobs delivered to two consumers");
+        QueueStats stats = q.stats();
+        assertEquals(0, stats.ready(), "due jobs left unclaimed after every consumer saw an empty claim: " + stats);
+        assertEquals(enqueued, delivered, "every job was delivered");
+        assertEquals(0, stats.total());
+    }
+
+    /** Claims batches of 10 and acks them until the first empty claim. */
+    private static void consumeUntilEmpty(WorkQueue q, Set<Long> delivered, ConcurrentLinkedQueue<Long> twice) {
+        long deadline = System.nanoTime() + LIVENESS.toNanos();
+        while (System.nanoTime() < deadline) {
+            List<Job> jobs = q.claim(10);
+            if (jobs.isEmpty()) {
+                return; // the first empty claim: this consumer believes the queue is drained
+            }
+            for (Job job : jobs) {
+                if (!delivered.add(job.id())) {
+                    twice.add(job.id());
+                }
+                assertTrue(q.ack(job), "the holder's ack succeeds");
+            }
+        }
     }
 
     @Test

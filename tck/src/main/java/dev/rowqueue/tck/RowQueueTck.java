@@ -126,6 +126,16 @@ public abstract class RowQueueTck {
         }
     }
 
+    /** Workers. */
+    @Nested
+    @DisplayName("workers")
+    class Workers extends WorkerContract {
+        @Override
+        protected TckEnv env() {
+            return env;
+        }
+    }
+
     /** Round-robin rotation. */
     @Nested
     @DisplayName("rotation")

@@ -1,0 +1,211 @@
+package dev.rowqueue.internal;
+
+import dev.rowqueue.RowQueues;
+import dev.rowqueue.WorkQueue;
+import dev.rowqueue.WorkQueueOptions;
+import dev.rowqueue.Worker;
+import dev.rowqueue.WorkerListener;
+import dev.rowqueue.WorkerOptions;
+import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.Test;
+
+import javax.sql.DataSource;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLTransientConnectionException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The worker runtime's own behaviour on H2 (the TCK's worker contract covers the rest on every engine): a database
+ * outage is survived and reported once per failure in a row, heartbeats are one statement for every running job,
+ * bad options are refused before any SQL runs.
+ */
+class WorkerTest {
+
+    /** H2 behind a switch that refuses connections, and a log of the statements prepared. */
+    static final class SwitchedDataSource {
+        final JdbcDataSource h2 = new JdbcDataSource();
+        final AtomicBoolean down = new AtomicBoolean();
+        final List<String> prepared = new CopyOnWriteArrayList<>();
+        final DataSource ds = (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(),
+                new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection")) {
+                        if (down.get()) {
+                            throw new SQLTransientConnectionException("connection refused (test)", "08001");
+                        }
+                        return recording(h2.getConnection());
+                    }
+                    return invoke(h2, method, args);
+                });
+
+        SwitchedDataSource(String name) {
+            h2.setURL("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1");
+        }
+
+        private Connection recording(Connection c) {
+            return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
+                    new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                        if (method.getName().equals("prepareStatement")) {
+                            prepared.add((String) args[0]);
+                        }
+                        return invoke(c, method, args);
+                    });
+        }
+
+        private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args)
+                throws Throwable {
+            try {
+                return method.invoke(target, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        }
+    }
+
+    private static void eventually(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                fail("not within a minute: " + what);
+            }
+            TimeUnit.MILLISECONDS.sleep(20);
+        }
+    }
+
+    @Test
+    void a_database_outage_is_retried_with_backoff_and_reported_per_failure_in_a_row() throws Exception {
+        SwitchedDataSource sds = new SwitchedDataSource("worker_outage");
+        List<Integer> consecutive = new CopyOnWriteArrayList<>();
+        AtomicInteger runs = new AtomicInteger();
+        try (RowQueues rq = RowQueues.builder(sds.ds).build()) {
+            WorkQueue q = rq.workQueue("jobs");
+            WorkerListener listener = new WorkerListener() {
+                @Override
+                public void databaseError(RuntimeException error, int n) {
+                    consecutive.add(n);
+                }
+            };
+            try (Worker w = q.worker(job -> runs.incrementAndGet(), WorkerOptions.threads(2).withListener(listener))
+                    .start()) {
+                sds.down.set(true);
+                eventually("three failures in a row", () -> consecutive.size() >= 3);
+                sds.down.set(false);
+                q.enqueueAll(List.of("a", "b", "c"), dev.rowqueue.Enqueue.defaults());
+                eventually("the jobs ran after the outage", () -> runs.get() == 3 && q.stats().total() == 0);
+            }
+        }
+        assertEquals(1, consecutive.get(0), "an outage's first failure is 1");
+        for (int i = 1; i < consecutive.size(); i++) {
+            assertTrue(consecutive.get(i) == consecutive.get(i - 1) + 1 || consecutive.get(i) == 1,
+                    "failures counted in a row: " + consecutive);
+        }
+    }
+
+    @Test
+    void one_heartbeat_extends_every_running_job_in_one_statement() throws Exception {
+        SwitchedDataSource sds = new SwitchedDataSource("worker_beat");
+        CountDownLatch running = new CountDownLatch(4);
+        CountDownLatch finish = new CountDownLatch(1);
+        List<Integer> beats = new CopyOnWriteArrayList<>();
+        try (RowQueues rq = RowQueues.builder(sds.ds).build()) {
+            WorkQueue q = rq.workQueue("beats", WorkQueueOptions.defaults().leaseDuration(Duration.ofSeconds(30)));
+            q.enqueueAll(List.of("a", "b", "c", "d"), dev.rowqueue.Enqueue.defaults());
+            WorkerListener listener = new WorkerListener() {
+                @Override
+                public void heartbeat(int jobs) {
+                    beats.add(jobs);
+                }
+            };
+            try (Worker w = q.worker(job -> {
+                running.countDown();
+                finish.await();
+            }, WorkerOptions.threads(4).withHeartbeat(Duration.ofMillis(100)).withListener(listener)).start()) {
+                assertTrue(running.await(30, TimeUnit.SECONDS));
+                sds.prepared.clear();
+                beats.clear();
+                eventually("three heartbeats", () -> beats.size() >= 3);
+                finish.countDown();
+                long extensions = sds.prepared.stream().filter(s -> s.contains("SET due_ms")
+                        && s.contains(" OR (id = ")).count();
+                assertTrue(beats.stream().allMatch(n -> n == 4), "each beat covered the 4 running jobs: " + beats);
+                assertTrue(extensions >= 3 && extensions <= beats.size() + 1,
+                        "one statement per beat, not one per job: " + extensions + " for " + beats.size() + " beats");
+                eventually("acked", () -> q.stats().total() == 0);
+            }
+        }
+    }
+
+    @Test
+    void close_gives_back_a_job_still_waiting_in_a_busy_executor_of_the_callers_without_an_attempt()
+            throws Exception {
+        SwitchedDataSource sds = new SwitchedDataSource("worker_busy_executor");
+        java.util.concurrent.ExecutorService one = java.util.concurrent.Executors.newSingleThreadExecutor();
+        CountDownLatch blocker = new CountDownLatch(1);
+        CountDownLatch busy = new CountDownLatch(1);
+        one.submit(() -> {
+            busy.countDown();
+            blocker.await(); // the caller's executor is busy with work of its own
+            return null;
+        });
+        try (RowQueues rq = RowQueues.builder(sds.ds).build()) {
+            WorkQueue q = rq.workQueue("busy");
+            long id = q.enqueue("waits for a thread");
+            assertTrue(busy.await(10, TimeUnit.SECONDS));
+            AtomicInteger runs = new AtomicInteger();
+            Worker w = q.worker(job -> runs.incrementAndGet(), WorkerOptions.threads(1).withExecutor(one)).start();
+            eventually("claimed and handed to the executor", () -> w.running() == 1);
+            assertTrue(!w.close(Duration.ofMillis(100)), "the job never finished within the drain");
+            List<dev.rowqueue.Job> again = q.claim(1);
+            assertEquals(1, again.size(), "given back at once, not left leased");
+            assertEquals(id, again.get(0).id());
+            assertEquals(0, again.get(0).attempts(), "no attempt counted");
+            blocker.countDown();
+            one.shutdown();
+            assertTrue(one.awaitTermination(10, TimeUnit.SECONDS));
+            assertEquals(0, runs.get(), "the handler never ran it");
+        } finally {
+            blocker.countDown();
+            one.shutdownNow();
+        }
+    }
+
+    @Test
+    void bad_worker_options_are_refused_before_any_sql() {
+        assertThrows(IllegalArgumentException.class, () -> WorkerOptions.threads(0));
+        assertThrows(IllegalArgumentException.class, () -> WorkerOptions.threads(2).withPrefetch(3));
+        assertThrows(IllegalArgumentException.class, () -> WorkerOptions.threads(2).withPrefetch(-1));
+        assertThrows(IllegalArgumentException.class, () -> WorkerOptions.threads(2).withHeartbeat(Duration.ZERO));
+        assertThrows(IllegalArgumentException.class,
+                () -> WorkerOptions.threads(2).withDrainTimeout(Duration.ofSeconds(-1)));
+        assertThrows(NullPointerException.class, () -> WorkerOptions.threads(2).withListener(null));
+    }
+
+    @Test
+    void a_worker_starts_once_and_a_bound_handle_has_none() throws Exception {
+        SwitchedDataSource sds = new SwitchedDataSource("worker_once");
+        try (RowQueues rq = RowQueues.builder(sds.ds).build()) {
+            WorkQueue q = rq.workQueue("once");
+            Worker w = q.worker(job -> { }, WorkerOptions.threads(1)).start();
+            assertThrows(IllegalStateException.class, w::start);
+            assertTrue(w.close(Duration.ofSeconds(5)));
+            assertTrue(w.close(Duration.ofSeconds(5)), "close is idempotent");
+            try (Connection c = sds.ds.getConnection()) {
+                assertThrows(UnsupportedOperationException.class,
+                        () -> q.using(c).worker(job -> { }, WorkerOptions.threads(1)));
+            }
+        }
+    }
+}

@@ -1,0 +1,15 @@
+package dev.rowqueue.postgres;
+
+import dev.rowqueue.tck.RowQueueTck;
+import dev.rowqueue.tck.TckTarget;
+
+/**
+ * The whole kit on the newest embedded PostgreSQL with a pool whose default isolation is SERIALIZABLE: rowqueue's own
+ * operations run at READ COMMITTED whatever the pool hands out.
+ */
+class PostgresNewestEmbeddedSerializableTckTest extends RowQueueTck {
+    @Override
+    protected TckTarget target() {
+        return EmbeddedPostgresServer.shared(EmbeddedPostgresServer.NEWEST).target("TRANSACTION_SERIALIZABLE");
+    }
+}
