@@ -6,7 +6,6 @@ import dev.rowqueue.RingQueue;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkerOptions;
-import org.jooq.ConnectionProvider;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -19,7 +18,6 @@ import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -138,40 +136,6 @@ class JooqRowQueuesTest {
                     () -> view.worker(j -> { }, WorkerOptions.defaults()));
             assertEquals(0, provider.acquired.get(), "no connection for settings, none for a refused worker");
             assertTrue(view.toString().contains("settings_only"), view.toString());
-        }
-    }
-
-    /** Acquires from a pool and counts. */
-    private static final class CountingProvider implements ConnectionProvider {
-        private final DataSource pool;
-        final AtomicInteger acquired = new AtomicInteger();
-        final AtomicInteger released = new AtomicInteger();
-        volatile Connection last;
-
-        CountingProvider(DataSource pool) {
-            this.pool = pool;
-        }
-
-        @Override
-        public Connection acquire() {
-            try {
-                Connection c = pool.getConnection();
-                acquired.incrementAndGet();
-                last = c;
-                return c;
-            } catch (SQLException e) {
-                throw new org.jooq.exception.DataAccessException("acquire", e);
-            }
-        }
-
-        @Override
-        public void release(Connection connection) {
-            try {
-                connection.close();
-                released.incrementAndGet();
-            } catch (SQLException e) {
-                throw new org.jooq.exception.DataAccessException("release", e);
-            }
         }
     }
 }

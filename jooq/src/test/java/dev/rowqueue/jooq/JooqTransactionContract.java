@@ -19,7 +19,16 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -206,7 +215,7 @@ abstract class JooqTransactionContract {
         List<Job> claimed = jobs.queue().claim(10);
         assertEquals(ids, claimed.stream().map(Job::id).toList());
         assertEquals(List.of("a", "b", "c", "d", "e"), payloads(claimed));
-        assertTrue(jobs.queue().nack(claimed.get(0), java.time.Duration.ZERO));
+        assertTrue(jobs.queue().nack(claimed.get(0), Duration.ZERO));
         for (Job job : claimed.subList(1, claimed.size())) {
             assertTrue(jobs.queue().ack(job));
         }
@@ -271,6 +280,91 @@ abstract class JooqTransactionContract {
         });
         assertEquals(List.of(41L), ctx.select(ID).from(ORDERS).fetch(ID));
         assertEquals(List.of("committed", "nested, committed"), payloads(jobs.queue().claim(10)));
+        assertEquals(0, target.activeConnections());
+    }
+
+    @Test
+    void concurrent_transactions_enqueue_exactly_the_jobs_of_those_that_commit() throws Exception {
+        int producers = 4;
+        int each = 20;
+        ExecutorService pool = Executors.newFixedThreadPool(producers + 1);
+        try {
+            Set<String> committed = ConcurrentHashMap.newKeySet();
+            Set<String> consumed = ConcurrentHashMap.newKeySet();
+            AtomicBoolean producing = new AtomicBoolean(true);
+            List<Future<?>> futures = new ArrayList<>();
+            for (int p = 0; p < producers; p++) {
+                int producer = p;
+                futures.add(pool.submit(() -> {
+                    for (int i = 0; i < each; i++) {
+                        long id = 1_000L * (producer + 1) + i;
+                        boolean commit = i % 3 != 0;
+                        try {
+                            ctx.transaction(cfg -> {
+                                cfg.dsl().insertInto(ORDERS).set(ID, id).set(ITEM, "concurrent").execute();
+                                jobs.using(cfg).enqueue("order " + id);
+                                if (!commit) {
+                                    throw new IllegalStateException("rolled back");
+                                }
+                            });
+                            committed.add("order " + id);
+                        } catch (IllegalStateException e) {
+                            // the rolled back third
+                        }
+                    }
+                    return null;
+                }));
+            }
+            Future<?> consumer = pool.submit(() -> {
+                // claims that do not wait: a waiting one would start the shared instance's PostgreSQL listener,
+                // which keeps a pooled connection for good (the other tests count the pool's connections)
+                while (producing.get() || jobs.queue().stats().ready() > 0) {
+                    List<Job> claimed = jobs.queue().claim(5);
+                    for (Job job : claimed) {
+                        consumed.add(job.payload());
+                        assertTrue(jobs.queue().ack(job));
+                    }
+                    if (claimed.isEmpty()) {
+                        Thread.sleep(10);
+                    }
+                }
+                return null;
+            });
+            for (Future<?> f : futures) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+            producing.set(false);
+            consumer.get(60, TimeUnit.SECONDS);
+            assertEquals(producers * (each - (each + 2) / 3), committed.size());
+            assertEquals(committed, consumed, "the consumer got exactly the jobs of the committed transactions");
+            assertEquals(committed.size(), ctx.fetchCount(ORDERS));
+            assertEquals(new QueueStats(0, 0, 0, 0), jobs.queue().stats());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void a_rowqueues_on_another_connection_provider_serves_blocking_claims_and_releases_every_connection()
+            throws Exception {
+        CountingProvider provider = new CountingProvider(target.pool());
+        DSLContext adapted = DSL.using(provider, target.dialect());
+        ExecutorService producer = Executors.newSingleThreadExecutor();
+        try (RowQueues rq = JooqRowQueues.builder(adapted).build()) {
+            JooqWorkQueue woken = JooqWorkQueue.of(rq.workQueue("jq_woken_" + NAMES.incrementAndGet()));
+            Future<Long> enqueued = producer.submit(() -> {
+                Thread.sleep(300);
+                return adapted.transactionResult(cfg -> woken.using(cfg).enqueue("late"));
+            });
+            List<Job> claimed = woken.queue().claim(1, Duration.ofSeconds(10));
+            assertEquals(List.of(enqueued.get(10, TimeUnit.SECONDS)), claimed.stream().map(Job::id).toList());
+            assertTrue(woken.queue().ack(claimed.get(0)));
+        } finally {
+            producer.shutdownNow();
+        }
+        assertTrue(provider.acquired.get() > 0);
+        assertEquals(provider.acquired.get(), provider.released.get(),
+                "every connection acquired was released, the listening one included");
         assertEquals(0, target.activeConnections());
     }
 
