@@ -10,7 +10,6 @@ import org.jooq.Record;
 import org.jooq.Table;
 import org.jooq.impl.DSL;
 import org.jooq.impl.DataSourceConnectionProvider;
-import org.jooq.impl.DefaultConfiguration;
 import org.jooq.impl.SQLDataType;
 import org.jooq.impl.ThreadLocalTransactionProvider;
 import org.junit.jupiter.api.AfterAll;
@@ -258,9 +257,8 @@ abstract class JooqTransactionContract {
 
     @Test
     void with_a_thread_local_transaction_provider_the_context_itself_is_bound() {
-        DSLContext threadLocal = DSL.using(new DefaultConfiguration()
-                .set(target.dialect())
-                .set(new ThreadLocalTransactionProvider(new DataSourceConnectionProvider(target.pool()))));
+        DSLContext threadLocal = DSL.using(ctx.configuration().derive(
+                new ThreadLocalTransactionProvider(new DataSourceConnectionProvider(target.pool()))));
         assertThrows(IllegalArgumentException.class, () -> JooqRowQueues.builder(threadLocal));
         assertThrows(IllegalStateException.class, () -> threadLocal.transaction(() -> {
             threadLocal.insertInto(ORDERS).set(ID, 40L).set(ITEM, "rolled back").execute();
