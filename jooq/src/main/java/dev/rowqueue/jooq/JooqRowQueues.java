@@ -66,6 +66,11 @@ public final class JooqRowQueues {
      * source of a {@link DataSourceConnectionProvider} itself, or a view of another {@link ConnectionProvider} whose
      * {@code getConnection()} acquires a connection and whose connections' {@code close()} releases it.
      *
+     * <p>The data source of a {@code DataSourceConnectionProvider} is taken as it is. If it is transaction-aware
+     * (Spring's {@code TransactionAwareDataSourceProxy}, as Spring Boot's jOOQ auto-configuration sets up), it hands
+     * rowqueue the connection of the calling thread's Spring transaction, which rowqueue would commit: build from its
+     * target data source instead.
+     *
      * @param configuration a configuration outside any transaction
      * @return a data source; it needs no closing (closing what it hands out releases to the provider)
      * @throws IllegalArgumentException for a single connection, a running transaction's configuration, a
