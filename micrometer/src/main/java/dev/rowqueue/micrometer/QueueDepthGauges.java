@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,6 +51,7 @@ public final class QueueDepthGauges implements AutoCloseable {
     private final long refreshNanos;
     private final Clock clock;
     private final MeterRegistry registry;
+    private final Tags tags;
     private final Consumer<QueueDepthGauges> onClose;
     private final List<Meter> meters;
     private final ReentrantLock refreshing = new ReentrantLock();
@@ -57,9 +59,10 @@ public final class QueueDepthGauges implements AutoCloseable {
     private volatile Snapshot snapshot;
     private volatile boolean failing;
 
-    QueueDepthGauges(MeterRegistry registry, WorkQueue queue, Duration refresh,
+    QueueDepthGauges(MeterRegistry registry, Tags tags, WorkQueue queue, Duration refresh,
                      Consumer<QueueDepthGauges> onClose) {
         this.registry = registry;
+        this.tags = tags;
         this.queue = queue;
         this.refreshNanos = refresh.toNanos();
         this.clock = registry.config().clock();
@@ -76,6 +79,7 @@ public final class QueueDepthGauges implements AutoCloseable {
                 .description("jobs of a rowqueue work queue by state (" + state + ": " + what + "), cached, queried"
                         + " at most once per refresh interval")
                 .tags("queue", queue.name(), "state", state)
+                .tags(tags)
                 .strongReference(true)
                 .register(registry);
     }

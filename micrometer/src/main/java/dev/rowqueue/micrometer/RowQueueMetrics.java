@@ -10,6 +10,7 @@ import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkerListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 
@@ -37,8 +38,9 @@ import java.util.concurrent.TimeUnit;
  * }</pre>
  *
  * <p>One instance per registry is enough for any number of {@code RowQueues} instances, queues and workers; meters
- * are created on first use and cached, so recording an operation costs one map lookup and one timer update.
- * Thread-safe.
+ * are created on first use and cached, so recording an operation costs one map lookup and one timer update. An
+ * application with queues of the same name in several databases gives each database's instance a tag of its own
+ * ({@link #RowQueueMetrics(MeterRegistry, Iterable)}). Thread-safe.
  */
 public final class RowQueueMetrics implements OperationListener {
 
@@ -65,6 +67,7 @@ public final class RowQueueMetrics implements OperationListener {
     }
 
     private final MeterRegistry registry;
+    private final Tags tags;
     private final ConcurrentMap<TimerKey, Timer> timers = new ConcurrentHashMap<>();
     private final ConcurrentMap<ItemsKey, Counter> items = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, WorkerMeters> workers = new ConcurrentHashMap<>();
@@ -74,12 +77,26 @@ public final class RowQueueMetrics implements OperationListener {
      * @param registry where the meters go
      */
     public RowQueueMetrics(MeterRegistry registry) {
+        this(registry, Tags.empty());
+    }
+
+    /**
+     * @param registry where the meters go
+     * @param tags     added to every meter of this instance, e.g. {@code Tags.of("database", "orders")}
+     */
+    public RowQueueMetrics(MeterRegistry registry, Iterable<Tag> tags) {
         this.registry = Objects.requireNonNull(registry, "registry");
+        this.tags = Tags.of(Objects.requireNonNull(tags, "tags"));
     }
 
     /** @return the registry the meters go to */
     public MeterRegistry registry() {
         return registry;
+    }
+
+    /** @return the tags added to every meter of this instance */
+    public Tags tags() {
+        return tags;
     }
 
     static String tagValue(String constant) {
@@ -130,6 +147,7 @@ public final class RowQueueMetrics implements OperationListener {
                         "operation", OPERATION_TAGS[key.operation().ordinal()],
                         "outcome", OUTCOME_TAGS[key.outcome().ordinal()],
                         "exception", key.exception() == null ? "none" : exceptionTag(key.exception())))
+                .tags(tags)
                 .register(registry);
     }
 
@@ -139,6 +157,7 @@ public final class RowQueueMetrics implements OperationListener {
                 .tags(Tags.of("queue", key.queue(),
                         "kind", KIND_TAGS[key.operation().kind().ordinal()],
                         "operation", OPERATION_TAGS[key.operation().ordinal()]))
+                .tags(tags)
                 .register(registry);
     }
 
@@ -173,7 +192,7 @@ public final class RowQueueMetrics implements OperationListener {
         Objects.requireNonNull(queue, "queue");
         Objects.requireNonNull(next, "next");
         WorkerMeters meters = workers.computeIfAbsent(queue.toLowerCase(Locale.ROOT),
-                q -> new WorkerMeters(registry, q));
+                q -> new WorkerMeters(registry, q, tags));
         return new MeteredWorkerListener(meters, next);
     }
 
@@ -215,7 +234,7 @@ public final class RowQueueMetrics implements OperationListener {
             throw new IllegalArgumentException("refresh must be positive, got " + refresh);
         }
         return depths.computeIfAbsent(queue.name(),
-                name -> new QueueDepthGauges(registry, queue, refresh, g -> depths.remove(name, g)));
+                name -> new QueueDepthGauges(registry, tags, queue, refresh, g -> depths.remove(name, g)));
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.rowqueue.RetryPolicy;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.WorkQueue;
 import io.micrometer.core.instrument.MockClock;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleConfig;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -47,5 +48,23 @@ class H2MetricsTest extends MetricsContract {
             assertThat(scrape(registry, "outage", 1).get("ready")).isEqualTo(1.0);
             assertThat(gauges.queries()).isEqualTo(3);
         }
+    }
+
+    @Test
+    void an_instances_own_tags_go_on_every_meter() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        RowQueueMetrics metrics = new RowQueueMetrics(registry, Tags.of("database", "orders"));
+        try (RowQueues rq = RowQueues.builder(dataSource()).operationListener(metrics).build()) {
+            WorkQueue q = rq.workQueue("tagged");
+            q.enqueue("x");
+            metrics.workerListener(q);
+            metrics.monitorDepth(q);
+        }
+        assertThat(registry.getMeters()).extracting(m -> m.getId().getName()).contains("rowqueue.operations",
+                "rowqueue.operation.items", "rowqueue.worker.running", "rowqueue.worker.jobs",
+                "rowqueue.worker.lease.lost", "rowqueue.worker.handler", "rowqueue.worker.wait",
+                "rowqueue.worker.database.errors", QueueDepthGauges.NAME);
+        assertThat(registry.getMeters()).allMatch(m -> "orders".equals(m.getId().getTag("database"))
+                && "tagged".equals(m.getId().getTag("queue")));
     }
 }
