@@ -374,8 +374,8 @@ class OperationListenerTest {
                 }
             }, WorkerOptions.threads(2).withHeartbeat(Duration.ofMillis(50)).withListener(listener)).start()) {
                 assertThat(slowStarted.await(30, TimeUnit.SECONDS)).isTrue();
-                eventually("a heartbeat while the slow job runs",
-                        () -> rec.events.stream().anyMatch(e -> e.operation() == Operation.EXTEND_LEASE));
+                eventually("a heartbeat extended the slow job's lease", () -> rec.events.stream()
+                        .anyMatch(e -> e.operation() == Operation.EXTEND_LEASE && e.items() >= 1));
                 slowGo.countDown();
                 eventually("all seven runs finished",
                         () -> calls.stream().filter(c -> c.startsWith("finished")).count() == 7);
@@ -389,8 +389,9 @@ class OperationListenerTest {
                     .allMatch(e -> e.items() == 1);
             assertThat(events).filteredOn(e -> e.operation() == Operation.RELEASE).hasSize(1)
                     .allMatch(e -> e.items() == 1);
-            assertThat(events).filteredOn(e -> e.operation() == Operation.EXTEND_LEASE)
-                    .allMatch(e -> e.items() >= 1 && e.succeeded());
+            // a heartbeat may find none of its jobs leased any more: one acked while the beat was on its way
+            assertThat(events).filteredOn(e -> e.operation() == Operation.EXTEND_LEASE).isNotEmpty()
+                    .allMatch(OperationEvent::succeeded);
             assertThat(events).allMatch(e -> e.queue().equals("jobs") && e.succeeded());
         }
         for (String p : List.of("ok-1", "ok-2", "ok-3", "throws", "slow")) {
