@@ -39,4 +39,18 @@ class PostgresDepthCostTest extends DepthCostContract {
             return "PostgreSQL (embedded)";
         }
     }
+
+    @Override
+    String size(String queue) {
+        String table = dev.rowqueue.spi.WorkTables.of(queue).jobs();
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT pg_relation_size('" + table + "'), pg_total_relation_size('"
+                     + table + "')")) {
+            rs.next();
+            return String.format(java.util.Locale.ROOT, "table %s %.1f MB, with indexes %.1f MB", table,
+                    rs.getLong(1) / 1e6, rs.getLong(2) / 1e6);
+        } catch (SQLException e) {
+            return "";
+        }
+    }
 }
