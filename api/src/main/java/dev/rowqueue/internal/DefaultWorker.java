@@ -413,6 +413,7 @@ final class DefaultWorker implements Worker {
         try {
             settle(r, error, ran, interrupted);
         } finally {
+            listener.finished(job, ran);
             running.remove(job.id(), r);
             lock.lock();
             try {
@@ -736,6 +737,11 @@ final class DefaultWorker implements Worker {
         @Override
         public void dead(Job job, Throwable error) {
             safely(() -> l.dead(job, error));
+        }
+
+        @Override
+        public void finished(Job job, Duration ran) {
+            safely(() -> l.finished(job, ran));
         }
 
         @Override
