@@ -4,9 +4,9 @@ import java.sql.Connection;
 import java.util.Map;
 
 /**
- * A table of named 64-bit counters (seed 004's single-row sequence generators): increment-and-get is one atomic
- * operation, so every caller gets its own value even under heavy concurrency ("you just bought copy n").
- * A counter is created on first use with value 0.
+ * A table of named 64-bit counters (the single-row sequence generators of the MySQL Cookbook's recipe "Using Single-Row
+ * Sequence Generators"): increment-and-get is one atomic operation, so every caller gets its own value even under heavy
+ * concurrency ("you just bought copy n"). A counter is created on first use with value 0.
  *
  * <p>Keys are non-empty strings of at most {@value #MAX_KEY_LENGTH} characters.
  */

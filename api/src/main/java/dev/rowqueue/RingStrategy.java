@@ -13,8 +13,8 @@ public enum RingStrategy {
     SAFE,
 
     /**
-     * The seeds' single statement: the next sequence number is read as {@code MAX(seq) + 1} of the group inside the
-     * upsert itself, with no head row. Correct only with <strong>one writer per group at a time</strong>:
+     * The source articles' single statement: the next sequence number is read as {@code MAX(seq) + 1} of the group
+     * inside the upsert itself, with no head row. Correct only with <strong>one writer per group at a time</strong>:
      * concurrent producers on one group can fail or, on some databases and isolation levels, silently overwrite
      * each other's entries. Offered where the dialect declares {@link Capability#SINGLE_WRITER_RING}.
      */

@@ -16,8 +16,8 @@ import java.util.List;
  * crashing its consumers ends up dead instead of looping forever.
  *
  * <p>{@link #claim(int)} hands out jobs by priority (higher first), then due time, then id. {@link #rotate(String,
- * int)} hands them out round-robin in id order behind a named, persisted cursor that wraps around (seed 002's
- * endless batch loop). Both lease what they return, so the two may be mixed on one queue.
+ * int)} hands them out round-robin in id order behind a named, persisted cursor that wraps around (the batch loop of
+ * the article "Endless loops"). Both lease what they return, so the two may be mixed on one queue.
  *
  * <p>Acks, nacks and releases carry the lease token of the claim: after a lease has expired and the job was
  * claimed by someone else, the old holder's ack returns {@code false} and changes nothing.
@@ -153,10 +153,10 @@ public interface WorkQueue {
     boolean extendLease(Job job, Duration leaseDuration);
 
     /**
-     * Seed 002's round-robin batch: the next {@code max} claimable jobs in id order after the cursor's position,
-     * wrapping around to the lowest id, each at most once per call. The jobs are leased like {@link #claim(int)}
-     * and the cursor moves to the last one returned. The cursor is stored in the database, so it survives
-     * restarts and is shared by every handle that names it; concurrent calls on one cursor get consecutive,
+     * The round-robin batch of "Endless loops": the next {@code max} claimable jobs in id order after the cursor's
+     * position, wrapping around to the lowest id, each at most once per call. The jobs are leased like
+     * {@link #claim(int)} and the cursor moves to the last one returned. The cursor is stored in the database, so it
+     * survives restarts and is shared by every handle that names it; concurrent calls on one cursor get consecutive,
      * disjoint batches.
      *
      * @param cursor a cursor name, at most 200 characters

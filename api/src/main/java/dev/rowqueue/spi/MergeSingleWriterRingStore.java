@@ -6,11 +6,11 @@ import java.util.List;
 
 /**
  * The {@link dev.rowqueue.RingStrategy#SINGLE_WRITER} ring for databases whose {@code MERGE} cannot return the row
- * it wrote (Oracle, Db2 LUW): seed 003's "method three", one {@code MERGE} per payload that reads the group's
- * {@code MAX(seq) + 1} in its source and writes slot {@code MOD(seq, capacity)}, then one read of the group's last
- * sequence number, in one transaction. There is no head row: correct only with one writer per group at a time (two
- * writers read the same {@code MAX}), and a cleared group starts again at 1. A number past {@link Long#MAX_VALUE}
- * must make the database fail the {@code MERGE} with an error the dialect classifies as
+ * it wrote (Oracle, Db2 LUW): "method three" of Baron Schwartz's "How to implement a queue in SQL", one {@code MERGE}
+ * per payload that reads the group's {@code MAX(seq) + 1} in its source and writes slot {@code MOD(seq, capacity)},
+ * then one read of the group's last sequence number, in one transaction. There is no head row: correct only with one
+ * writer per group at a time (two writers read the same {@code MAX}), and a cleared group starts again at 1. A number
+ * past {@link Long#MAX_VALUE} must make the database fail the {@code MERGE} with an error the dialect classifies as
  * {@link SqlErrorKind#NUMERIC_OVERFLOW}; it is reported as {@link dev.rowqueue.SequenceExhaustedException}, with
  * nothing written.
  */

@@ -16,7 +16,8 @@ import java.util.OptionalLong;
  * head row with a plain {@code UPDATE} (which takes the row lock that serializes the group's producers), read the
  * new last sequence number, then write each slot {@code seq mod capacity} with {@code UPDATE}, or {@code INSERT}
  * the first time the slot is used. A missing head row is inserted under a savepoint; losing that race to another
- * producer just means updating the row it created. This is seed 003's "fourth method", made safe by the head row.
+ * producer just means updating the row it created. This is the "fourth method" of "How to implement a queue in SQL",
+ * made safe by the head row.
  *
  * <p>Dialects override {@link #bumpHead} and {@link #writeSlots} (or {@link #push} entirely) with fewer round
  * trips.

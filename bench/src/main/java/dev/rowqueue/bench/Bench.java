@@ -174,7 +174,7 @@ public final class Bench {
                                 () -> Harness.measure(profile, threads,
                                         w.ringPush(groups, capacity, RingStrategy.SAFE, threads)));
                         if (singleWriter && (groups >= threads * 10 || threads == 1)) {
-                            cell(target, "ring push, seeds' single statement (1 writer per group), " + shape, threads,
+                            cell(target, "ring push, single-writer statement (1 writer per group), " + shape, threads,
                                     vsInsert, "", () -> Harness.measure(profile, threads,
                                             w.ringPush(groups, capacity, RingStrategy.SINGLE_WRITER, threads)));
                         }

@@ -101,7 +101,10 @@ final class Workloads {
         };
     }
 
-    /** The naive ring the seeds argue against: insert, count, delete the oldest beyond the cap, one transaction. */
+    /**
+     * The naive ring the source articles argue against: insert, count, delete the oldest beyond the cap, one
+     * transaction.
+     */
     Harness.Operation naiveRing(int groups, int capacity, int threads) throws SQLException {
         String t = fresh("b_naive");
         sql("CREATE TABLE " + t + " (grp " + varchar + " NOT NULL, id BIGINT NOT NULL, payload " + varchar

@@ -24,7 +24,8 @@ import java.util.UUID;
 
 /**
  * Runs the three queue kinds on an embedded H2 database in memory and prints the tables after each step, like the
- * transcripts of the five articles rowqueue's techniques come from.
+ * transcripts of the five articles rowqueue's techniques come from (listed in docs/sources.md). Each heading names
+ * its article.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = "Runs ring queues, work queues and counters on an embedded H2 database in memory and prints"
@@ -100,9 +101,10 @@ final class DemoCommand extends BaseCommand {
         }
     }
 
-    /** Seed 003: a five-fruit queue; bananas take the slot apples held. */
+    /** Baron Schwartz's "How to implement a queue in SQL": a five-fruit queue; bananas take the slot apples held. */
     private void fruitRing(RowQueues rq) throws SQLException {
-        heading("1. A ring of five fruits: bananas evict apples", "seed 003, \"How to implement a queue in SQL\"");
+        heading("1. A ring of five fruits: bananas evict apples",
+                "Baron Schwartz, \"How to implement a queue in SQL\"");
         RingQueue fruit = rq.ring("fruit", 5);
         code("RingQueue fruit = rq.ring(\"fruit\", 5);");
         for (String f : List.of("apples", "oranges", "peaches", "cherries", "pears")) {
@@ -117,10 +119,10 @@ final class DemoCommand extends BaseCommand {
         show("SELECT seq, slot, payload AS fruit FROM fruit ORDER BY seq");
     }
 
-    /** Seed 000: one table, one capped queue per group (fruit and vegetables). */
+    /** "MySQL Queues, part II — groups of queues": one table, one capped queue per group (fruit and vegetables). */
     private void groups(RowQueues rq) throws SQLException {
         heading("2. Groups: five fruits and five vegetables a day, in one table",
-                "seed 000, \"MySQL Queues, part II: groups of queues\"");
+                "\"MySQL Queues, part II — groups of queues\"");
         RingQueue meals = rq.ring("meals", 5);
         code("RingQueue meals = rq.ring(\"meals\", 5);   // group 'f' for fruit, 'v' for vegetables");
         String[][] pushes = {{"f", "apple"}, {"f", "orange"}, {"v", "okra"}, {"v", "squash"}, {"f", "peach"},
@@ -137,10 +139,10 @@ final class DemoCommand extends BaseCommand {
         say("Newest fruit first: " + meals.newestFirst("f").stream().map(e -> e.payload()).toList() + "\n");
     }
 
-    /** Seed 001: claims hand each row to one reader; retries; a dead letter. */
+    /** "mysql 队列 实现并发读" (MySQL queue: concurrent reads): claims hand each row to one reader; retries; a dead letter. */
     private void workQueue(RowQueues rq) throws SQLException {
         heading("3. A work queue: each job to one reader, retries, a dead letter",
-                "seed 001, \"MySQL queue with concurrent reads\"");
+                "\"mysql 队列 实现并发读\", MySQL queue: concurrent reads");
         WorkQueue targets = rq.workQueue("targets", WorkQueueOptions.defaults().maxAttempts(2));
         code("WorkQueue targets = rq.workQueue(\"targets\", WorkQueueOptions.defaults().maxAttempts(2));");
         targets.enqueue("crawl example.org");
@@ -182,9 +184,9 @@ final class DemoCommand extends BaseCommand {
         code("targets.revive(" + dead.id() + ");   // ready again, attempts reset: stats " + targets.stats() + "\n");
     }
 
-    /** Seed 002: batches of 10 in id order behind a cursor, skipping dead jobs and wrapping around. */
+    /** "Endless loops": batches of 10 in id order behind a cursor, skipping dead jobs and wrapping around. */
     private void rotation(RowQueues rq) throws SQLException {
-        heading("4. Endless rotation: batches of 10 that wrap around", "seed 002, \"Endless loops\"");
+        heading("4. Endless rotation: batches of 10 that wrap around", "Quassnoi, \"Endless loops\", EXPLAIN EXTENDED");
         WorkQueue queue = rq.workQueue("t_queue", WorkQueueOptions.defaults().maxAttempts(3));
         List<String> messages = new ArrayList<>();
         for (int i = 1; i <= 20; i++) {
@@ -230,9 +232,10 @@ final class DemoCommand extends BaseCommand {
         t.println(batch.size() + " rows fetched\n");
     }
 
-    /** Seed 004: the booksales counters. */
+    /** The MySQL Cookbook's "Using Single-Row Sequence Generators": the booksales counters. */
     private void counters(RowQueues rq) throws SQLException {
-        heading("5. Counters: you just bought copy n", "seed 004, \"Using single-row sequence generators\"");
+        heading("5. Counters: you just bought copy n",
+                "Paul DuBois, MySQL Cookbook, \"Using Single-Row Sequence Generators\"");
         Counters sales = rq.counters("booksales");
         code("Counters booksales = rq.counters(\"booksales\");");
         for (String title : List.of("Red Horse Hill", "Sparkplug of the Hornets", "Bulldozer", "The Long Trains Roll",

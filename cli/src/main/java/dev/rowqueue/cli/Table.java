@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.function.UnaryOperator;
 
 /**
- * A text table drawn like the mysql client's, as in the seeds' transcripts:
+ * A text table drawn like the mysql client's, as in the source articles' transcripts:
  *
  * <pre>
  * +-----+------+----------+

@@ -124,9 +124,9 @@ public class Db2Dialect extends Dialect {
     }
 
     /**
-     * Seed 003's single {@code MERGE}: the source reads the group's {@code MAX(seq) + 1}, the target row is slot
-     * {@code MOD(seq, capacity)}. Db2 LUW cannot select from a MERGE, so the store reads the last number afterwards;
-     * a number past {@code Long.MAX_VALUE} is an overflow (SQLCODE -802).
+     * The single {@code MERGE} of Baron Schwartz's "How to implement a queue in SQL": the source reads the group's
+     * {@code MAX(seq) + 1}, the target row is slot {@code MOD(seq, capacity)}. Db2 LUW cannot select from a MERGE, so
+     * the store reads the last number afterwards; a number past {@code Long.MAX_VALUE} is an overflow (SQLCODE -802).
      */
     private MergeSingleWriterRingStore singleWriter(RingTables t, int capacity) {
         String now = nowMillis();

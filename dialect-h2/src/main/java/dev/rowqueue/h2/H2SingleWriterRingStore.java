@@ -14,10 +14,10 @@ import java.sql.SQLException;
 import java.util.List;
 
 /**
- * The seeds' single statement on H2 (seed 003's "method three", {@code MERGE}): the next sequence number is
- * {@code MAX(seq) + 1} of the group, read inside the {@code MERGE} that writes slot {@code seq mod capacity}.
- * There is no head row, so this is correct only with one writer per group at a time, and a cleared group starts
- * numbering again at 1.
+ * The source articles' single statement on H2 ("method three" of Baron Schwartz's "How to implement a queue in SQL",
+ * {@code MERGE}): the next sequence number is {@code MAX(seq) + 1} of the group, read inside the {@code MERGE} that
+ * writes slot {@code seq mod capacity}. There is no head row, so this is correct only with one writer per group at a
+ * time, and a cleared group starts numbering again at 1.
  */
 final class H2SingleWriterRingStore extends StandardRingStore {
 

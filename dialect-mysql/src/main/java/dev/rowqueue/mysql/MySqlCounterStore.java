@@ -12,7 +12,8 @@ import java.sql.Statement;
 import java.util.OptionalLong;
 
 /**
- * Counters in one statement, seed 004's technique: {@code LAST_INSERT_ID(expr)} sets the new value and hands it back
+ * Counters in one statement, the technique of the MySQL Cookbook's recipe "Using Single-Row Sequence Generators":
+ * {@code LAST_INSERT_ID(expr)} sets the new value and hands it back
  * as the statement's insert id, which the driver returns as the generated key.
  *
  * <pre>{@code

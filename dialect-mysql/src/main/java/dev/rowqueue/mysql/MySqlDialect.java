@@ -52,14 +52,16 @@ import java.util.stream.Collectors;
  *       LAST_INSERT_ID(last_seq + :n)}, whose new value arrives as the driver's generated key, then all slots are
  *       written with one multi-row {@code INSERT ... ON DUPLICATE KEY UPDATE}: two statements per push, whatever
  *       its size, in one transaction. On MariaDB 10.5+ a push of at most the capacity is one
- *       {@code INSERT ... RETURNING seq} whose {@code BEFORE INSERT} trigger bumps the head row. The single-writer strategy is seed 003's {@code INSERT ... SELECT
- *       MAX(seq) + 1 ... ON DUPLICATE KEY UPDATE} or seed 000's {@code REPLACE ... SELECT} (option
+ *       {@code INSERT ... RETURNING seq} whose {@code BEFORE INSERT} trigger bumps the head row. The single-writer
+ *       strategy is the {@code INSERT ... SELECT MAX(seq) + 1 ... ON DUPLICATE KEY UPDATE} of "How to implement a queue
+ *       in SQL" or the {@code REPLACE ... SELECT} of "MySQL Queues, part II — groups of queues" (option
  *       {@value #OPTION_SINGLE_WRITER}).</li>
  *   <li><b>Claim</b>: {@code SELECT ... FOR UPDATE SKIP LOCKED} then {@code UPDATE} by id where the server has
- *       SKIP LOCKED (MySQL 8.0.1+, MariaDB 10.6+), else seed 001's {@code UPDATE ... SET ..., id =
- *       LAST_INSERT_ID(id) ... ORDER BY prio DESC, due_ms, id LIMIT 1} with the update count (option
- *       {@value #OPTION_CLAIM} forces either).</li>
- *   <li><b>Counters</b> in one statement with seed 004's {@code LAST_INSERT_ID(expr)}.</li>
+ *       SKIP LOCKED (MySQL 8.0.1+, MariaDB 10.6+), else the claim of the article "mysql 队列 实现并发读" (MySQL queue:
+ *       concurrent reads), {@code UPDATE ... SET ..., id = LAST_INSERT_ID(id) ... ORDER BY prio DESC, due_ms, id
+ *       LIMIT 1} with the update count (option {@value #OPTION_CLAIM} forces either).</li>
+ *   <li><b>Counters</b> in one statement with the {@code LAST_INSERT_ID(expr)} of the MySQL Cookbook's "Using
+ *       Single-Row Sequence Generators".</li>
  *   <li><b>Enqueue</b> of a batch in one statement with {@code INSERT ... RETURNING id} on MariaDB 10.5+.</li>
  *   <li><b>Errors</b> by vendor code: 1213 deadlock and MariaDB's 1020 snapshot conflict (rolled back, retried),
  *       1205 lock wait timeout (rolled back, then retried), 1062 duplicate key, 1050/1061 already exists,
@@ -97,7 +99,10 @@ public class MySqlDialect extends Dialect {
     public enum ClaimPath {
         /** {@code SELECT ... FOR UPDATE SKIP LOCKED}, then {@code UPDATE} by id (MySQL 8.0.1+, MariaDB 10.6+). */
         SKIP_LOCKED,
-        /** Seed 001: {@code UPDATE ... id = LAST_INSERT_ID(id) ... ORDER BY ... LIMIT 1}, once per job. */
+        /**
+         * The claim of the concurrent-reads article: {@code UPDATE ... id = LAST_INSERT_ID(id) ... ORDER BY ...
+         * LIMIT 1}, once per job.
+         */
         LAST_INSERT_ID;
 
         /** @return the option value */
@@ -108,9 +113,9 @@ public class MySqlDialect extends Dialect {
 
     /** The single statement of {@link RingStrategy#SINGLE_WRITER}. */
     public enum SingleWriterStatement {
-        /** Seed 003: {@code INSERT ... SELECT MAX(seq) + 1 ... ON DUPLICATE KEY UPDATE}. */
+        /** "How to implement a queue in SQL": {@code INSERT ... SELECT MAX(seq) + 1 ... ON DUPLICATE KEY UPDATE}. */
         UPSERT,
-        /** Seed 000: {@code REPLACE ... SELECT MAX(seq) + 1 ...}. */
+        /** "Groups of queues": {@code REPLACE ... SELECT MAX(seq) + 1 ...}. */
         REPLACE;
 
         /** @return the option value */

@@ -28,21 +28,21 @@ import java.util.Set;
  *       UPDATE SKIP LOCKED} locks the batch while other consumers pass it by, then {@code UPDATE ... WHERE id IN
  *       (...)} leases it. The rows are locked, so the jobs are known without reading them again. MySQL forbids a
  *       subquery on the table an {@code UPDATE} changes, hence two statements.</li>
- *   <li><b>last-insert-id</b>, seed 001's claim for servers without SKIP LOCKED (MySQL 5.7, MariaDB before 10.6), in
- *       its priority and schedule variant. A consistent (lock-free) read picks up to {@code n} candidate ids in claim
- *       order; then, once per job, {@code UPDATE jobs FORCE INDEX (PRIMARY) SET attempts = ..., lease_token = :token,
- *       due_ms = <now> + :lease, id = LAST_INSERT_ID(id) WHERE id IN (<candidates>) AND state = 0 AND due_ms <= <now>
- *       ORDER BY prio DESC, due_ms, id LIMIT 1} leases the first one still claimable and returns its id as the
- *       generated key. The update count tells whether anything was claimed: when nothing matches,
- *       {@code LAST_INSERT_ID()} keeps its old value. The update locks the row and re-checks the condition on its
- *       latest committed version after any lock wait, so two consumers never lease one job; a consumer that lost
- *       candidates to others tries again with fresh ones (three rounds). Bounding the update to candidates keeps it
- *       off rows a consistent read cannot see: scanning the claim index, it would wait for every uncommitted job of
- *       an open transaction (a transactional outbox) until that transaction ends. The leased rows are read back
- *       once, by id. The seed's last variant, a join with a derived table selecting the candidate, does not re-check
- *       the condition after the lock and can hand one row to two readers; it is not used. MySQL evaluates
- *       single-table {@code SET} clauses left to right: {@code attempts} is computed before {@code lease_token}
- *       changes.</li>
+ *   <li><b>last-insert-id</b>, the claim of the article "mysql 队列 实现并发读" (MySQL queue: concurrent reads) for servers
+ *       without SKIP LOCKED (MySQL 5.7, MariaDB before 10.6), in its priority and schedule variant. A consistent
+ *       (lock-free) read picks up to {@code n} candidate ids in claim order; then, once per job, {@code UPDATE jobs
+ *       FORCE INDEX (PRIMARY) SET attempts = ..., lease_token = :token, due_ms = <now> + :lease, id =
+ *       LAST_INSERT_ID(id) WHERE id IN (<candidates>) AND state = 0 AND due_ms <= <now> ORDER BY prio DESC, due_ms, id
+ *       LIMIT 1} leases the first one still claimable and returns its id as the generated key. The update count tells
+ *       whether anything was claimed: when nothing matches, {@code LAST_INSERT_ID()} keeps its old value. The update
+ *       locks the row and re-checks the condition on its latest committed version after any lock wait, so two consumers
+ *       never lease one job; a consumer that lost candidates to others tries again with fresh ones (three rounds).
+ *       Bounding the update to candidates keeps it off rows a consistent read cannot see: scanning the claim index, it
+ *       would wait for every uncommitted job of an open transaction (a transactional outbox) until that transaction
+ *       ends. The leased rows are read back once, by id. The article's last variant, a join with a derived table
+ *       selecting the candidate, does not re-check the condition after the lock and can hand one row to two readers; it
+ *       is not used. MySQL evaluates single-table {@code SET} clauses left to right: {@code attempts} is computed
+ *       before {@code lease_token} changes.</li>
  * </ul>
  *
  * <p>A batch {@code enqueue} is one {@code INSERT ... VALUES (...), (...) RETURNING id} on MariaDB 10.5+; elsewhere
@@ -401,9 +401,9 @@ final class MySqlWorkStore extends StandardWorkStore {
     }
 
     /**
-     * Seed 001's claim, bounded to candidates: the primary key is forced so that the statement locks only rows a
-     * consistent read saw committed and claimable, never an uncommitted job of an open transaction (a transactional
-     * outbox), which a scan of the claim index would wait for.
+     * The concurrent-reads article's claim, bounded to candidates: the primary key is forced so that the statement
+     * locks only rows a consistent read saw committed and claimable, never an uncommitted job of an open transaction (a
+     * transactional outbox), which a scan of the claim index would wait for.
      *
      * @param candidates the number of candidate ids
      * @return the statement

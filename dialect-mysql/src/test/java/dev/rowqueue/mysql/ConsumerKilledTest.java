@@ -62,8 +62,8 @@ class ConsumerKilledTest extends EmbeddedServerTest {
 
 
     /**
-     * The consumer's claim (seed 001's, which waits for row locks) holds its first jobs locked and waits for the last
-     * one, locked by an administrator; its connection is killed right then.
+     * The consumer's claim (the last-insert-id claim, which waits for row locks) holds its first jobs locked and waits
+     * for the last one, locked by an administrator; its connection is killed right then.
      */
     @ParameterizedTest
     @EnumSource(EmbeddedMariaDb.Driver.class)

@@ -6,8 +6,8 @@ import org.testcontainers.junit.jupiter.Testcontainers;
 import org.testcontainers.mariadb.MariaDBContainer;
 
 /**
- * MariaDB 10.5 in a container: the last MariaDB without SKIP LOCKED, so seed 001's claim runs by default, and the
- * first with {@code INSERT ... RETURNING}. NOT RUN without a Docker engine.
+ * MariaDB 10.5 in a container: the last MariaDB without SKIP LOCKED, so the last-insert-id claim runs by default, and
+ * the first with {@code INSERT ... RETURNING}. NOT RUN without a Docker engine.
  */
 @Testcontainers(disabledWithoutDocker = true)
 class MariaDb105ContainerTckTest extends RowQueueTck {

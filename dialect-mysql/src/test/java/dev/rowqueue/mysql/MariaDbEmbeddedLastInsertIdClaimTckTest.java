@@ -4,9 +4,9 @@ import dev.rowqueue.tck.RowQueueTck;
 import dev.rowqueue.tck.TckTarget;
 
 /**
- * The whole kit with seed 001's claim forced ({@code UPDATE ... id = LAST_INSERT_ID(id) ... LIMIT 1}, the path of
- * MySQL 5.7 and MariaDB before 10.6), so that it is proven under the concurrency contracts on a real server, not only
- * written; and with the VARBINARY keys of servers without a NO PAD binary collation. MariaDB Connector/J, READ
+ * The whole kit with the last-insert-id claim forced ({@code UPDATE ... id = LAST_INSERT_ID(id) ... LIMIT 1}, the path
+ * of MySQL 5.7 and MariaDB before 10.6), so that it is proven under the concurrency contracts on a real server, not
+ * only written; and with the VARBINARY keys of servers without a NO PAD binary collation. MariaDB Connector/J, READ
  * COMMITTED.
  */
 class MariaDbEmbeddedLastInsertIdClaimTckTest extends RowQueueTck {

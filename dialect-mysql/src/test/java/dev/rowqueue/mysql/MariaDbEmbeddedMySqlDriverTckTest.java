@@ -6,7 +6,7 @@ import dev.rowqueue.tck.TckTarget;
 /**
  * The whole kit on the embedded MariaDB through MySQL Connector/J (which reports the product as "MySQL"; the MariaDB
  * provider must still win), sessions at READ COMMITTED in another odd time zone, and the single-writer strategy as
- * seed 000's {@code REPLACE ... SELECT}.
+ * {@code REPLACE ... SELECT} of "MySQL Queues, part II — groups of queues".
  */
 class MariaDbEmbeddedMySqlDriverTckTest extends RowQueueTck {
     @Override

@@ -5,9 +5,9 @@ import dev.rowqueue.tck.TckTarget;
 
 /**
  * The whole kit the way MariaDB 11.6.2+ runs by default: REPEATABLE READ with {@code innodb_snapshot_isolation=ON}
- * (write conflicts fail with error 1020 and must be retried). Through MySQL Connector/J, with seed 001's claim and
- * seed 000's REPLACE, so that each driver and each isolation level also meets the other claim and single-writer
- * statement.
+ * (write conflicts fail with error 1020 and must be retried). Through MySQL Connector/J, with the last-insert-id claim
+ * and the single-writer REPLACE, so that each driver and each isolation level also meets the other claim and
+ * single-writer statement.
  */
 class MariaDbEmbeddedSnapshotIsolationTckTest extends RowQueueTck {
     @Override

@@ -5,8 +5,8 @@ import dev.rowqueue.tck.TckTarget;
 import dev.rowqueue.tck.TckTargets;
 
 /**
- * The whole kit on the MariaDB server of {@code ROWQUEUE_TCK_MARIADB_URL} with seed 001's claim forced, so that the
- * no-SKIP-LOCKED path is proven on that server's version too. NOT RUN when unset.
+ * The whole kit on the MariaDB server of {@code ROWQUEUE_TCK_MARIADB_URL} with the last-insert-id claim forced, so that
+ * the no-SKIP-LOCKED path is proven on that server's version too. NOT RUN when unset.
  */
 class MariaDbServerLastInsertIdClaimTckTest extends RowQueueTck {
     @Override

@@ -6,8 +6,8 @@ import org.testcontainers.junit.jupiter.Testcontainers;
 import org.testcontainers.mysql.MySQLContainer;
 
 /**
- * MySQL 5.7 in a container: no SKIP LOCKED (seed 001's claim by default), no NO PAD binary collation (VARBINARY keys),
- * {@code VALUES()} in upserts. NOT RUN without a Docker engine.
+ * MySQL 5.7 in a container: no SKIP LOCKED (the last-insert-id claim by default), no NO PAD binary collation (VARBINARY
+ * keys), {@code VALUES()} in upserts. NOT RUN without a Docker engine.
  */
 @Testcontainers(disabledWithoutDocker = true)
 class MySql57ContainerTckTest extends RowQueueTck {

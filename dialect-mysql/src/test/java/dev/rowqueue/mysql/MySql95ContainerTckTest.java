@@ -6,8 +6,8 @@ import org.testcontainers.junit.jupiter.Testcontainers;
 import org.testcontainers.mysql.MySQLContainer;
 
 /**
- * MySQL 9.5 in a container, REPEATABLE READ, with seed 001's claim and seed 000's REPLACE forced, so that both run on
- * MySQL proper too. NOT RUN without a Docker engine.
+ * MySQL 9.5 in a container, REPEATABLE READ, with the last-insert-id claim and the single-writer REPLACE forced, so
+ * that both run on MySQL proper too. NOT RUN without a Docker engine.
  */
 @Testcontainers(disabledWithoutDocker = true)
 class MySql95ContainerTckTest extends RowQueueTck {

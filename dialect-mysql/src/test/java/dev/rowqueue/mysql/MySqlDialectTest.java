@@ -224,7 +224,7 @@ class MySqlDialectTest {
     }
 
     @Test
-    void the_single_writer_statements_are_the_seeds_with_the_sequence_number_as_last_insert_id() {
+    void the_single_writer_statements_are_the_articles_with_the_sequence_number_as_last_insert_id() {
         RingTables t = RingTables.of("q");
         String upsert = new MySqlSingleWriterRingStore(dialect(mysql("8.4.3")), t, 5,
                 MySqlDialect.SingleWriterStatement.UPSERT).statement().text();

@@ -38,7 +38,8 @@ import java.util.Set;
  *   <li>Ring push ({@link RingStrategy#SAFE}): a PL/SQL block bumps the head row with {@code UPDATE ... RETURNING
  *       ... INTO}, creates a missing one with {@code INSERT} (ORA-00001 from a concurrent creator is handled in the
  *       block by updating the row it created) and writes the slot with {@code MERGE}: one round trip for a single
- *       payload. {@link RingStrategy#SINGLE_WRITER} is seed 003's single {@code MERGE} over a modulo slot.</li>
+ *       payload. {@link RingStrategy#SINGLE_WRITER} is the single {@code MERGE} over a modulo slot of Baron Schwartz's
+ *       "How to implement a queue in SQL".</li>
  *   <li>Claim: {@code SELECT ... ORDER BY ... FOR UPDATE SKIP LOCKED} without {@code FETCH FIRST} (ORA-02014) and
  *       without {@code ROWNUM} (applied before the skip, it returns nothing when the first row is locked): the
  *       cursor fetches only n rows (fetch size and maximum rows), and with SKIP LOCKED only fetched rows are locked;
@@ -190,9 +191,9 @@ public class OracleDialect extends Dialect {
     }
 
     /**
-     * Seed 003's single {@code MERGE}: the source reads the group's {@code MAX(seq) + 1}, the target row is slot
-     * {@code MOD(seq, capacity)}. Oracle's MERGE returns nothing, so the store reads the last number afterwards; a
-     * number past {@code Long.MAX_VALUE} violates the range check of {@code seq} (ORA-02290).
+     * The single {@code MERGE} of "How to implement a queue in SQL": the source reads the group's {@code MAX(seq) + 1},
+     * the target row is slot {@code MOD(seq, capacity)}. Oracle's MERGE returns nothing, so the store reads the last
+     * number afterwards; a number past {@code Long.MAX_VALUE} violates the range check of {@code seq} (ORA-02290).
      */
     private MergeSingleWriterRingStore singleWriter(RingTables t, int capacity) {
         String now = nowMillis();

@@ -129,7 +129,7 @@ class OracleStatementsTest {
             + " payload, pushed_ms) VALUES (s.grp, MOD(s.seq, ?), s.seq, ?, " + NOW + ")";
 
     @Test
-    void the_single_writer_strategy_is_seed_003s_merge_then_a_read_of_the_last_number() throws SQLException {
+    void the_single_writer_strategy_is_the_articles_merge_then_a_read_of_the_last_number() throws SQLException {
         RingStore sw = dialect.ringStore(RingTables.of("views"), RingOptions.capacity(3)
                 .strategy(RingStrategy.SINGLE_WRITER));
         ScriptedConnection c = new ScriptedConnection().updated(1).updated(1).rows(row("max", 6L));

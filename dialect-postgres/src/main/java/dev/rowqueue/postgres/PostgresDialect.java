@@ -38,8 +38,8 @@ import java.util.Set;
  *   <li>enqueue, nack and release also send a {@code NOTIFY} in the same statement, which wakes blocking claims
  *       ({@link PgWakeups}).</li>
  * </ul>
- * It also offers the seeds' single statement as {@link RingStrategy#SINGLE_WRITER} and a trigger-enforced cap as
- * {@link RingStrategy#TRIGGER}. Times come from the server's clock ({@code statement_timestamp()}).
+ * It also offers the source articles' single statement as {@link RingStrategy#SINGLE_WRITER} and a trigger-enforced cap
+ * as {@link RingStrategy#TRIGGER}. Times come from the server's clock ({@code statement_timestamp()}).
  *
  * <p>Options ({@code RowQueues.Builder.dialectOption}): {@value #OPTION_WAKEUP} = {@code listen} (default) or
  * {@code poll}; {@value #OPTION_WAKEUP_POLL_MILLIS} = the longest a blocking claim sleeps between claims while

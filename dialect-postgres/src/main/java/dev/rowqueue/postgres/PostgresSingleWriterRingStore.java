@@ -7,9 +7,9 @@ import java.sql.SQLException;
 import java.util.List;
 
 /**
- * The seeds' PostgreSQL statement ({@link dev.rowqueue.RingStrategy#SINGLE_WRITER}): the next number is
- * {@code COALESCE(MAX(seq), 0) + 1} of the group, read inside the {@code INSERT ... SELECT ... ON CONFLICT (grp, slot)
- * DO UPDATE} that writes slot {@code seq mod capacity}. One statement, no head row.
+ * The source articles' single statement in PostgreSQL's form ({@link dev.rowqueue.RingStrategy#SINGLE_WRITER}): the
+ * next number is {@code COALESCE(MAX(seq), 0) + 1} of the group, read inside the {@code INSERT ... SELECT ... ON
+ * CONFLICT (grp, slot) DO UPDATE} that writes slot {@code seq mod capacity}. One statement, no head row.
  *
  * <p><strong>One writer per group at a time only.</strong> Two concurrent pushes read the same {@code MAX(seq)}: at
  * READ COMMITTED the second one's conflict turns into an update of the first one's row (a silently lost push), or

@@ -14,7 +14,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 
-/** All three queue kinds on an in-memory H2 database, in the order the README explains them. */
+/**
+ * All three queue kinds on an in-memory H2 database, in the order the README explains them. Each step names the
+ * article its technique comes from (docs/sources.md).
+ */
 public final class QuickStart {
 
     private QuickStart() {
@@ -31,7 +34,8 @@ public final class QuickStart {
             System.out.println("rowqueue on " + rq.database().productName() + " " + rq.database().productVersion()
                     + ", dialect " + rq.database().dialect() + "\n");
 
-            // 1. A capped FIFO ring: the newest 5 entries per group (seed 003's fruit queue)
+            // 1. A capped FIFO ring: the newest 5 entries per group (the fruit queue of Baron Schwartz's
+            //    "How to implement a queue in SQL")
             RingQueue fruit = rq.ring("fruit", 5);
             for (String f : List.of("apples", "oranges", "peaches", "cherries", "pears", "bananas")) {
                 long seq = fruit.push("today", f);
@@ -39,7 +43,8 @@ public final class QuickStart {
             }
             System.out.println("bananas evicted apples; newest first: " + payloads(fruit.newestFirst("today")) + "\n");
 
-            // 2. The last 3 viewers of each article: one group per article in one table (seed 000)
+            // 2. The last 3 viewers of each article: one group per article in one table
+            //    ("MySQL Queues, part II — groups of queues")
             RingQueue viewers = rq.ring("recent_views", 3);
             viewers.pushAll("article-42", List.of("alice", "bob", "carol", "dave"));
             viewers.push("article-7", "erin");
@@ -48,7 +53,8 @@ public final class QuickStart {
             }
             System.out.println();
 
-            // 3. A work queue with priorities, retries and a dead letter (seed 001)
+            // 3. A work queue with priorities, retries and a dead letter
+            //    ("mysql 队列 实现并发读", MySQL queue: concurrent reads)
             WorkQueue mail = rq.workQueue("outgoing_mail", WorkQueueOptions.defaults().maxAttempts(2));
             mail.enqueue("newsletter");
             mail.enqueue("password reset", Enqueue.priority(10));
@@ -65,7 +71,7 @@ public final class QuickStart {
                     .map(j -> j.payload() + " (" + j.lastError() + ")").toList());
             System.out.println("stats: " + mail.stats() + "\n");
 
-            // 4. Round-robin batches that wrap around (seed 002)
+            // 4. Round-robin batches that wrap around ("Endless loops")
             WorkQueue outbox = rq.workQueue("outbox");
             outbox.enqueueAll(List.of("m1", "m2", "m3", "m4", "m5"), Enqueue.defaults());
             for (int round = 1; round <= 3; round++) {
@@ -75,7 +81,7 @@ public final class QuickStart {
             }
             System.out.println();
 
-            // 5. Counters: atomic increment-and-get (seed 004)
+            // 5. Counters: atomic increment-and-get (the MySQL Cookbook's "Using Single-Row Sequence Generators")
             Counters sales = rq.counters("booksales");
             System.out.println("you just bought copy " + sales.increment("Bulldozer") + " of Bulldozer");
             System.out.println("a dozen more: copy " + sales.increment("Bulldozer", 12));

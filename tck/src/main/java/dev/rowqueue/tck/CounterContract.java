@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Named counters and single-row sequence generators (seed 004). */
+/** Named counters and single-row sequence generators (the MySQL Cookbook's "Using Single-Row Sequence Generators"). */
 public abstract class CounterContract extends Contract {
 
     @Test

@@ -11,7 +11,10 @@ import static dev.rowqueue.tck.RingContract.payloads;
 import static dev.rowqueue.tck.RingContract.seqs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** Groups of ring queues in one table: "the last 10 viewers of each article" (seed 000). */
+/**
+ * Groups of ring queues in one table: "the last 10 viewers of each article" ("MySQL Queues, part II — groups of
+ * queues").
+ */
 public abstract class GroupedRingContract extends Contract {
 
     @Test

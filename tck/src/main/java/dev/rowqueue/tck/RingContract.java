@@ -19,7 +19,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Capped FIFO ring queues, one group at a time (seeds 000 and 003). */
+/**
+ * Capped FIFO ring queues, one group at a time (Baron Schwartz's "How to implement a queue in SQL" and "MySQL Queues,
+ * part II — groups of queues").
+ */
 public abstract class RingContract extends Contract {
 
     static List<String> payloads(List<RingEntry> entries) {

@@ -16,7 +16,7 @@ import static dev.rowqueue.tck.WorkQueueContract.payloads;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Seed 002's endless round-robin batches over live jobs, behind a named, persisted cursor. */
+/** The endless round-robin batches of "Endless loops" over live jobs, behind a named, persisted cursor. */
 public abstract class RotationContract extends Contract {
 
     private WorkQueue queue(int jobs) {

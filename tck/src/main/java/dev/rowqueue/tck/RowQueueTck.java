@@ -196,10 +196,10 @@ public abstract class RowQueueTck {
         }
     }
 
-    /** The seeds' transcripts. */
+    /** The source articles' transcripts. */
     @Nested
-    @DisplayName("seed transcripts")
-    class SeedTranscripts extends SeedTranscriptContract {
+    @DisplayName("the source articles' transcripts")
+    class ArticleTranscripts extends ArticleTranscriptContract {
         @Override
         protected TckEnv env() {
             return env;

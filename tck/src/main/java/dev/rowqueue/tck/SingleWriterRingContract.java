@@ -15,7 +15,7 @@ import static dev.rowqueue.tck.RingContract.seqs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Optional: the seeds' single-statement push ({@link RingStrategy#SINGLE_WRITER}), offered where the dialect
+ * Optional: the source articles' single-statement push ({@link RingStrategy#SINGLE_WRITER}), offered where the dialect
  * declares {@link Capability#SINGLE_WRITER_RING}. With one writer per group it behaves like the safe strategy.
  */
 public abstract class SingleWriterRingContract extends Contract {

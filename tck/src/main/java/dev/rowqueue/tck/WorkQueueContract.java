@@ -21,7 +21,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Work queues: claim with leases, ack, nack with retries, dead letters (seed 001 and today's practice). */
+/**
+ * Work queues: claim with leases, ack, nack with retries, dead letters (the article "mysql 队列 实现并发读", MySQL
+ * queue: concurrent reads, and today's practice).
+ */
 public abstract class WorkQueueContract extends Contract {
 
     /** Long enough that a test never sees a lease end by accident. */

@@ -19,14 +19,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The transcripts of the five articles rowqueue's techniques come from, replayed as contracts. Sequence numbers
- * start at 1 where the articles start at 0; the relations between them are the articles'.
+ * The transcripts of the five articles rowqueue's techniques come from, replayed as contracts (the articles are
+ * listed in docs/sources.md). Sequence numbers start at 1 where the articles start at 0; the relations between them
+ * are the articles'.
  */
-public abstract class SeedTranscriptContract extends Contract {
+public abstract class ArticleTranscriptContract extends Contract {
 
-    /** Seed 003 ("How to implement a queue in SQL"): a table of five fruits, then bananas push apples out. */
+    /** Baron Schwartz, "How to implement a queue in SQL": a table of five fruits, then bananas push apples out. */
     @Test
-    void seed_003_bananas_evict_apples_from_the_five_fruit_queue() {
+    void bananas_evict_apples_from_the_five_fruit_queue() {
         RingQueue q = rq().ring(newName(), 5);
         long apples = q.push("fruit", "apples");
         for (String fruit : List.of("oranges", "peaches", "cherries", "pears")) {
@@ -38,9 +39,9 @@ public abstract class SeedTranscriptContract extends Contract {
         assertEquals(List.of("oranges", "peaches", "cherries", "pears", "bananas"), payloads(q.oldestFirst("fruit")));
     }
 
-    /** Seed 000 ("MySQL Queues, part II: groups of queues"): five fruits and five vegetables a day. */
+    /** "MySQL Queues, part II — groups of queues": five fruits and five vegetables a day. */
     @Test
-    void seed_000_fruit_and_vegetable_groups_each_keep_their_last_five() {
+    void fruit_and_vegetable_groups_each_keep_their_last_five() {
         RingQueue q = rq().ring(newName(), 5);
         q.push("f", "apple");
         q.push("f", "orange");
@@ -66,13 +67,13 @@ public abstract class SeedTranscriptContract extends Contract {
     }
 
     /**
-     * Seed 002 ("Endless loops"): 20 messages, batches of 10 fetched round-robin. After messages 5, 10 and 15 fail
-     * three times (attempt &lt; 3 is live), the batches skip them and wrap around inside a batch. The article's
+     * "Endless loops" (EXPLAIN EXTENDED): 20 messages, batches of 10 fetched round-robin. After messages 5, 10 and 15
+     * fail three times (attempt &lt; 3 is live), the batches skip them and wrap around inside a batch. The article's
      * listing of the very first batch shows 9 rows while its second batch starts at 11; rowqueue returns the full
      * first batch, 1 to 10.
      */
     @Test
-    void seed_002_rotation_wraps_around_after_5_10_and_15_exhaust_their_attempts() {
+    void rotation_wraps_around_after_5_10_and_15_exhaust_their_attempts() {
         WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().maxAttempts(3));
         List<String> messages = new ArrayList<>();
         for (int i = 1; i <= 20; i++) {
@@ -121,9 +122,9 @@ public abstract class SeedTranscriptContract extends Contract {
         return m;
     }
 
-    /** Seed 004 ("Using single-row sequence generators"): the booksales table. */
+    /** The MySQL Cookbook's "Using Single-Row Sequence Generators": the booksales table. */
     @Test
-    void seed_004_book_sales_counters_increment_and_return_the_new_count_atomically() {
+    void book_sales_counters_increment_and_return_the_new_count_atomically() {
         Counters booksales = rq().counters(newName());
         List<String> titles = List.of("Red Horse Hill", "Sparkplug of the Hornets", "Bulldozer",
                 "The Long Trains Roll", "Who Rides in the Dark?");
@@ -144,11 +145,11 @@ public abstract class SeedTranscriptContract extends Contract {
     }
 
     /**
-     * Seed 001 (MySQL queue with concurrent reads): a claim marks the first matching row and hands it to one reader
+     * "mysql 队列 实现并发读" (MySQL queue: concurrent reads): a claim marks the first matching row and hands it to one reader
      * only; when nothing matches, the claim says so instead of returning a stale row.
      */
     @Test
-    void seed_001_a_claim_hands_each_row_to_one_reader_and_reports_an_empty_queue() {
+    void a_claim_hands_each_row_to_one_reader_and_reports_an_empty_queue() {
         WorkQueue targets = rq().workQueue(newName());
         targets.enqueue("C1");
         targets.enqueue("C2");
