@@ -247,9 +247,10 @@ public interface RowQueues extends AutoCloseable {
          * claims of a batch. Claims on a caller's connection ({@code using(connection)}) are not counted.
          *
          * <p>Default: the dialect's ({@link dev.rowqueue.spi.Dialect#claimConcurrency()}): on PostgreSQL, MySQL and
-         * MariaDB the number of processors of this JVM, at least 2; no limit on H2 and the portable dialect. Measured
-         * with 16 consumer threads on two cores, one job per claim, worker loop on {@code ackAndClaim}: PostgreSQL
-         * 18, 11,088 jobs a second without a limit, 20,498 with 2; MariaDB 11.4, 1,522 and 6,450.
+         * MariaDB the number of processors of this JVM, at least 2; no limit on H2 and the portable dialect; one on
+         * SQLite, which runs one writer at a time. With more consumer threads than cores, the limit and the claims
+         * running together raise throughput, most for one job per claim (the figures are in docs/postgresql.md,
+         * docs/mysql.md and docs/benchmarks.md).
          *
          * @param claims at least 1; {@link Integer#MAX_VALUE} for no limit (and no claims run together)
          * @return this builder

@@ -22,13 +22,13 @@ import java.util.Set;
 
 /**
  * H2 2.x: {@code FOR UPDATE SKIP LOCKED}, data change delta tables ({@code SELECT ... FROM FINAL TABLE (UPDATE |
- * MERGE ...)}) so a statement returns the rows it wrote, {@code MERGE} (the seeds' Oracle/DB2 "method three", as the
- * single-writer ring strategy) and {@code IF NOT EXISTS} DDL.
+ * MERGE ...)}) so a statement returns the rows it wrote, {@code MERGE} (the Oracle/DB2 "method three" of "How to
+ * implement a queue in SQL", as the single-writer ring strategy) and {@code IF NOT EXISTS} DDL.
  *
- * <p>Time is bound from the application's clock: H2 evaluates a time expression once per row it scans (measured:
- * a 40-row claim window took 15 times longer with {@code EXTRACT(EPOCH FROM CURRENT_TIMESTAMP)} than with a bound
- * value), and an embedded H2 shares the application's clock anyway. With H2 in server mode, keep the clients' clocks
- * in sync.
+ * <p>Time is bound from the application's clock: H2 evaluates a time expression once per row it scans, so a claim
+ * window computing {@code EXTRACT(EPOCH FROM CURRENT_TIMESTAMP)} costs many times one with a bound value (the figure is
+ * in docs/benchmarks.md), and an embedded H2 shares the application's clock anyway. With H2 in server mode, keep the
+ * clients' clocks in sync.
  */
 public class H2Dialect extends Dialect {
 
@@ -81,9 +81,9 @@ public class H2Dialect extends Dialect {
     /**
      * The safe strategy's entries have no {@code (grp, seq)} index: H2 keeps a table whose primary key is not one
      * integer column in a map by row id, with the key as one more index, so a push after the first lap that changes
-     * {@code seq} rewrote entries in two indexes besides the row. Measured on H2 2.5 in memory, one connection, 1,000
-     * groups of capacity 10: 17 microseconds a push with the index, 9.5 without. Newest-first reads find their slots
-     * through the head row ({@link H2RingStore#newestByHead}).
+     * {@code seq} rewrote entries in two indexes besides the row; without the index a push costs about half as much
+     * (the figures are in docs/benchmarks.md, third round). Newest-first reads find their slots through the head row
+     * ({@link H2RingStore#newestByHead}).
      */
     @Override
     protected boolean safeRingsIndexSeq() {

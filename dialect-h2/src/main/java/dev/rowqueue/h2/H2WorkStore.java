@@ -21,8 +21,8 @@ import java.util.List;
  * order with {@code FOR UPDATE SKIP LOCKED} (a primary-key lookup each) until the batch is full. One statement for
  * the whole window would lock every claimable row of it: H2 locks the rows a {@code FOR UPDATE} query reads before
  * it sorts and cuts them to {@code FETCH FIRST n}, so one consumer's claim of one job held a whole window and the
- * others skipped it, widened their windows and locked still more (measured: 16 consumers fell from about 16,000 to
- * 3,500 claims a second, p99 of 180 ms). A window whose rows are all taken by other consumers is widened, until one
+ * others skipped it, widened their windows and locked still more, so throughput fell as consumers were added
+ * (docs/benchmarks.md, first round). A window whose rows are all taken by other consumers is widened, until one
  * is not full (it held every claimable job), so a claim comes back empty only when nothing was left for it. The chosen
  * jobs are leased and read back in one statement, {@code SELECT ... FROM FINAL TABLE (UPDATE ...)}.
  */

@@ -353,8 +353,8 @@ public class MySqlDialect extends Dialect {
     /**
      * On Galera, 24 attempts instead of 8 (same backoff: up to 5 ms, doubling, at most 500 ms): a hot row written from
      * several nodes (a ring group's head row, a counter) is not a lock wait there but a certification failure at
-     * commit, and each loser starts again. 8 producers spread over 3 nodes pushing into one group (the TCK's
-     * concurrency rules) ran out of 8 attempts in about one push of 800.
+     * commit, and each loser starts again: producers spread over several nodes pushing into one group (the TCK's
+     * concurrency rules) can run out of 8 attempts (docs/mysql.md, "MariaDB Galera").
      */
     @Override
     public dev.rowqueue.RetryPolicy defaultRetryPolicy() {
@@ -428,9 +428,8 @@ public class MySqlDialect extends Dialect {
      * The processors of this JVM, at least 2: InnoDB claims that run together wait for each other's page latches on
      * the head of the claim index, where leases and acks leave delete-marked entries until purge removes them, and
      * when more run than there are cores the waits grow faster than the work; claimers that wait run together as one
-     * claim. MariaDB 11.4, 16 consumers on two cores: batches of 10, 3,340 jobs a second without a limit, 6,960 with
-     * 2 at once, 9,800 with waiting claims running together; one job per claim in a worker loop on
-     * {@code ackAndClaim}, 1,522 without a limit, 2,544 with 2, 6,450 with 2 and waiting claims running together.
+     * claim. With more consumers than cores, the limit raises throughput, and waiting claims running together as one
+     * raise it further (the figures are in docs/mysql.md, "How many claims run at once").
      */
     @Override
     public int claimConcurrency() {

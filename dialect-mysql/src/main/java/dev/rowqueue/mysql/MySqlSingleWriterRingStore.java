@@ -13,23 +13,23 @@ import java.sql.Statement;
 import java.util.List;
 
 /**
- * The seeds' single statement, {@link dev.rowqueue.RingStrategy#SINGLE_WRITER}: the next sequence number is
+ * The source articles' single statement, {@link dev.rowqueue.RingStrategy#SINGLE_WRITER}: the next sequence number is
  * {@code MAX(seq) + 1} of the group, read inside the statement that writes slot {@code seq mod capacity}.
  *
  * <ul>
- *   <li>{@code upsert} (seed 003): {@code INSERT INTO ring (...) SELECT ... FROM (SELECT :grp AS g,
- *       LAST_INSERT_ID(COALESCE(MAX(seq), 0) + 1) AS s, ...) AS nx ON DUPLICATE KEY UPDATE seq = nx.s, ...}. The
- *       update clause names the derived table's columns, the form MySQL's manual gives for {@code INSERT ... SELECT}
- *       since {@code VALUES()} was deprecated, and which MySQL 5.7 and MariaDB accept too.</li>
- *   <li>{@code replace} (seed 000): {@code REPLACE INTO ring (...) SELECT ... FROM (...) AS nx}, which deletes the
- *       slot's old row and inserts the new one.</li>
+ *   <li>{@code upsert} (Baron Schwartz's "How to implement a queue in SQL"): {@code INSERT INTO ring (...) SELECT ...
+ *       FROM (SELECT :grp AS g, LAST_INSERT_ID(COALESCE(MAX(seq), 0) + 1) AS s, ...) AS nx ON DUPLICATE KEY UPDATE
+ *       seq = nx.s, ...}. The update clause names the derived table's columns, the form MySQL's manual gives for
+ *       {@code INSERT ... SELECT} since {@code VALUES()} was deprecated, and which MySQL 5.7 and MariaDB accept
+ *       too.</li>
+ *   <li>{@code replace} ("MySQL Queues, part II — groups of queues"): {@code REPLACE INTO ring (...) SELECT ... FROM
+ *       (...) AS nx}, which deletes the slot's old row and inserts the new one.</li>
  * </ul>
  *
  * <p>{@code LAST_INSERT_ID(expr)} hands the new sequence number back as the generated key: one round trip per
- * payload. <b>One writer per group at a time only.</b> Two concurrent pushes can read the same {@code MAX(seq)}:
- * measured on MariaDB with 8 producers on one group, hundreds of 1,600 pushes were silently overwritten at READ
- * COMMITTED, and most failed with deadlocks at REPEATABLE READ. There is no head row, so a cleared group starts again
- * at 1.
+ * payload. <b>One writer per group at a time only.</b> Two concurrent pushes can read the same {@code MAX(seq)}: with
+ * several producers on one group, pushes are silently overwritten at READ COMMITTED, and most fail with deadlocks at
+ * REPEATABLE READ (the figures are in docs/mysql.md). There is no head row, so a cleared group starts again at 1.
  */
 final class MySqlSingleWriterRingStore extends StandardRingStore {
 

@@ -87,9 +87,8 @@ final class MySqlWorkStore extends StandardWorkStore {
     /**
      * Statements on one job found by its primary key force the primary key: with {@code state} in the WHERE clause
      * the optimizer would estimate the claim index's range ({@code btr_estimate_n_rows_in_range}), diving into its
-     * head, where leases and acks hold page latches under load; measured on MariaDB 11.4 with 16 consumers, that
-     * estimate was the largest single cost of an ack. DELETE takes the hint only in its multi-table form, here on one
-     * table.
+     * head, where leases and acks hold page latches under load; with many consumers that estimate costs an ack more
+     * than anything else (docs/mysql.md). DELETE takes the hint only in its multi-table form, here on one table.
      */
     private static ById byPrimaryKey(WorkTables t) {
         return new ById("UPDATE " + t.jobs() + " FORCE INDEX (PRIMARY)",
@@ -258,12 +257,11 @@ final class MySqlWorkStore extends StandardWorkStore {
      * primary key with {@code FOR UPDATE SKIP LOCKED} (still claimable, not held by another consumer), leased, and
      * returned as a result set of one row, until the batch is full. Locking through the claim index instead makes
      * InnoDB check every delete-marked entry that leases and acks leave at the head of the index until purge removes
-     * them (measured: a claim of one job took 250 to 400 microseconds instead of 80 while purge lagged); the lock-free
-     * read passes them cheaply, though it still visits each of them (measured on MariaDB 10.11 with one consumer
-     * claiming and acking one job at a time: purge about a thousand transactions behind, the read dominating a claim
-     * of about a millisecond). A window whose candidates were all taken by other consumers is widened, up to
-     * {@link #CLAIM_ROUNDS} rounds, or {@link #EMPTY_CLAIM_ROUNDS} while the claim has no job yet (the acks run in the
-     * first only).
+     * them, which makes a claim several times slower while purge lags; the lock-free read passes them cheaply, though
+     * it still visits each of them, and with purge behind it is most of the cost of a one-job claim (the figures are in
+     * docs/mysql.md and docs/benchmarks.md). A window whose candidates were all taken by other consumers is widened, up
+     * to {@link #CLAIM_ROUNDS} rounds, or {@link #EMPTY_CLAIM_ROUNDS} while the claim has no job yet (the acks run in
+     * the first only).
      */
     private AckedAndClaimed compoundClaim(Connection c, long[] ids, long[] tokens, int max, long leaseMs, long token)
             throws SQLException {

@@ -127,10 +127,11 @@ public class PostgresDialect extends Dialect {
     /**
      * Every operation runs at READ COMMITTED, whatever the pool's default. At REPEATABLE READ and SERIALIZABLE a
      * statement that meets a row a concurrent transaction changed fails with {@code 40001} instead of waiting and
-     * reading the new row: a pool at REPEATABLE READ made 1 to 9 of 1,600 pushes of 8 producers on one ring group
-     * fail after all their retries. pgjdbc answers {@code getTransactionIsolation()} with a round trip, so the core
-     * reads the level once per physical connection; at a READ COMMITTED pool an operation stays one round trip, at a
-     * stricter one it costs two more ({@code SET SESSION CHARACTERISTICS} to READ COMMITTED and back).
+     * reading the new row: with a pool at REPEATABLE READ, concurrent producers on one ring group see some pushes fail
+     * after all their retries (docs/postgresql.md, "Isolation"). pgjdbc answers {@code getTransactionIsolation()} with
+     * a round trip, so the core reads the level once per physical connection; at a READ COMMITTED pool an operation
+     * stays one round trip, at a stricter one it costs two more ({@code SET SESSION CHARACTERISTICS} to READ COMMITTED
+     * and back).
      */
     @Override
     public boolean enforceReadCommitted() {
@@ -172,10 +173,9 @@ public class PostgresDialect extends Dialect {
     /**
      * The processors of this JVM, at least 2: more claimers of one queue wait in the JVM and run together as one
      * claim, one statement for many jobs, instead of each skipping the others' locked rows at the head of the claim
-     * index. PostgreSQL 18, 16 consumers on two cores shared with the server, one job per claim in a worker loop on
-     * {@code ackAndClaim}: 11,088 jobs a second without a limit, 20,498 with 2; batches of 10, 29,460 and 52,320.
-     * With 4 consumers the two were within the noise. (Without claims running together, a limit of 2 had cut one-job
-     * claims from 10,218 to 6,970 a second.)
+     * index. With more consumers than cores this raises throughput, most for one job per claim; with few consumers it
+     * makes no difference. The limit pays only because waiting claims run together: alone, it lowered throughput.
+     * The figures are in docs/postgresql.md ("Ack and claim") and docs/benchmarks.md.
      */
     @Override
     public int claimConcurrency() {
@@ -185,10 +185,9 @@ public class PostgresDialect extends Dialect {
     /**
      * The safe strategy's entries have no {@code (grp, seq)} index: a push after the first lap overwrites a slot, and
      * with {@code seq} in an index that update must write a new entry into both indexes; without it PostgreSQL
-     * updates the row in place on its page (a HOT update) and touches no index. Measured with pgbench on the local
-     * PostgreSQL 15, 8 clients, 1,000 groups of capacity 10: 12,000 to 12,400 pushes a second with the index, 16,200
-     * without (0.41x and 0.54x of a bare {@code INSERT} of the same run). Its reads find the newest entries through
-     * the head row instead ({@link PostgresRingStore#newestByHead}). The single-writer and trigger strategies keep the index,
+     * updates the row in place on its page (a HOT update) and touches no index, which makes a push after the first lap
+     * cheaper (the figures are in docs/benchmarks.md, second round). Its reads find the newest entries through the head
+     * row instead ({@link PostgresRingStore#newestByHead}). The single-writer and trigger strategies keep the index,
      * which their {@code MAX(seq)} needs.
      */
     @Override

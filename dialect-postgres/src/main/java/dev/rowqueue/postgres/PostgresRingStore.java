@@ -33,9 +33,8 @@ import java.util.OptionalLong;
  * of more than {@code capacity} payloads writes only its last {@code capacity}. When the numbers would pass
  * {@link Long#MAX_VALUE}, the guard leaves the head row alone, the CTE yields no row and nothing is written.
  *
- * <p>A push of one payload, the common case, binds it as a plain parameter instead of an array: no array to build
- * on the client and to unnest on the server (measured with pgbench on PostgreSQL 15, 8 clients: 7% more pushes a
- * second, 25% more for one client).
+ * <p>A push of one payload, the common case, binds it as a plain parameter instead of an array: no array to build on
+ * the client and to unnest on the server, so more pushes a second (docs/postgresql.md, "Ring push").
  */
 final class PostgresRingStore extends StandardRingStore {
 

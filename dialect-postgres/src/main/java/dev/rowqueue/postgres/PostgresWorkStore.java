@@ -31,10 +31,10 @@ import java.util.Set;
  * leases a job twice. The CTE is materialized (explicitly from PostgreSQL 12 on, always before) so its locking query
  * runs exactly once. The update finds the locked jobs through the primary key with {@code = ANY(ARRAY(...))}, not by
  * joining the CTE: a join is planned without knowing {@code :n}, and once pgjdbc's statement is prepared on the server
- * PostgreSQL may switch to a generic plan that hashes the whole queue table for the join (measured: 4.1 ms instead of
- * 0.5 ms for a claim of 10 on a queue of 5,000 jobs). {@code RETURNING} has no order: the jobs are sorted back into claim order with the due time each
- * had before the lease. The claim walks the partial index {@code (prio DESC, due_ms, id) WHERE state = 0}, so dead
- * jobs cost it nothing.
+ * PostgreSQL may switch to a generic plan that hashes the whole queue table for the join, so that a claim's cost grows
+ * with the queue (docs/postgresql.md, "Claim"; {@code PostgresGenericPlanTest}). {@code RETURNING} has no order: the
+ * jobs are sorted back into claim order with the due time each had before the lease. The claim walks the partial index
+ * {@code (prio DESC, due_ms, id) WHERE state = 0}, so dead jobs cost it nothing.
  *
  * <p>Enqueue is one statement: {@code INSERT ... VALUES (...) RETURNING id} for one job, {@code INSERT ... SELECT
  * FROM unnest(:payloads) ... RETURNING id} for a batch; enqueue,
@@ -48,8 +48,8 @@ final class PostgresWorkStore extends StandardWorkStore {
      * The liveness test of statements on one job found by its primary key: {@code state + 0 = 0}, the same test,
      * which the planner cannot match with the partial claim index's {@code WHERE state = 0}. With {@code state = 0},
      * a new queue's generic plan (no statistics yet; pgjdbc prepares a statement on the server from its fifth
-     * execution) looked for acked jobs by scanning the whole claim index: 25 ms for 10 acks among 20,000 jobs, where
-     * the primary key takes 0.05 ms. {@code PostgresGenericPlanTest}.
+     * execution) looked for acked jobs by scanning the whole claim index instead of reading the primary key, at a cost
+     * that grows with the queue (docs/postgresql.md, "Ack and claim"; {@code PostgresGenericPlanTest}).
      */
     static final String LIVE_BY_ID = "state + 0 = " + WorkTables.LIVE;
 

@@ -89,9 +89,8 @@ public class SqliteDialect extends Dialect {
      * One claim of a work queue at a time per {@code RowQueues} instance: SQLite runs one writer at a time anyway,
      * and a claim that waits for the write lock inside SQLite sleeps in its busy handler (1, 2, 5, 10 ... 100 ms
      * steps) however soon the lock frees, while one that waits in the JVM starts when the claim before it ends and
-     * runs together with the other waiting claims as one. Measured with the bench (quick profile, 16 threads, 2
-     * shared cores, noisy): claim+ack of one job 4,500 -> 6,400 jobs/s (p99 57 -> 20 ms), worker loop of batches
-     * of 10 32,000 -> 46,800 (p99 130 -> 12 ms); at 4 threads within the noise.
+     * runs together with the other waiting claims as one. With many claiming threads this raises throughput and
+     * shortens the slowest claims; with a few it makes no difference (docs/benchmarks.md, "SQLite").
      */
     @Override
     public int claimConcurrency() {
@@ -200,10 +199,8 @@ public class SqliteDialect extends Dialect {
 
     /**
      * The safe strategy's entries have no {@code (grp, seq)} index: a push then writes the head row and one slot row
-     * with its primary key, and no third b-tree. Measured with JDBC on SQLite 3.54 in WAL mode
-     * ({@code synchronous=NORMAL}), one connection, 1,000 groups of capacity 10: 71-78 microseconds a push with
-     * the index, 55-58 without (a bare one-row INSERT: 24-31). Newest-first reads with a limit find their slots
-     * through the head row ({@code SqliteRingStore.newestByHead}).
+     * with its primary key, and no third b-tree, which makes a push cheaper (the figures are in docs/sqlite.md).
+     * Newest-first reads with a limit find their slots through the head row ({@code SqliteRingStore.newestByHead}).
      */
     @Override
     protected boolean safeRingsIndexSeq() {
