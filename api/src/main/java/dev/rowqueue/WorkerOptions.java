@@ -8,17 +8,24 @@ import java.util.concurrent.ExecutorService;
  * How a {@link Worker} runs. Immutable; each {@code with}-style method returns a copy.
  *
  * @param threads      handler threads, at least 1 (default: the JVM's processors)
- * @param prefetch     jobs claimed beyond the free handler threads, 0 to {@code threads} (default 0): they wait in
- *                     the worker, leased, for a thread to free, so a thread that finishes need not wait for a claim;
- *                     a closing worker gives them back at once
+ * @param prefetch     the most jobs claimed beyond the free handler threads, 0 to {@code threads} (default:
+ *                     {@code threads}, 1x): they wait in the worker, leased, for a thread to free, so a thread that
+ *                     finishes need not wait for a claim; a closing worker gives them back at once
+ * @param prefetchWindow with a window (default 100 ms), a job is claimed ahead only if, at the handler times this
+ *                     worker has seen so far (a moving average), a thread is expected to take it within the window:
+ *                     short jobs are prefetched up to {@code prefetch}, long ones not at all, and none before the
+ *                     first job has finished; {@code null}: always {@code prefetch} ahead, whatever the handlers take
  * @param heartbeat    how often running jobs' leases are extended, or {@code null} for a third of the queue's lease
  * @param drainTimeout how long {@link Worker#close()} waits for running handlers (default 30 s)
  * @param executor     the caller's executor for handlers, or {@code null} for the worker's own daemon threads; the
  *                     worker never runs more than {@code threads} handlers on it and never shuts it down
  * @param listener     what to tell about the worker's work (default: nothing)
  */
-public record WorkerOptions(int threads, int prefetch, Duration heartbeat, Duration drainTimeout,
-                            ExecutorService executor, WorkerListener listener) {
+public record WorkerOptions(int threads, int prefetch, Duration prefetchWindow, Duration heartbeat,
+                            Duration drainTimeout, ExecutorService executor, WorkerListener listener) {
+
+    /** The default {@link #prefetchWindow()}: a job prefetched is expected to start within 100 ms. */
+    public static final Duration DEFAULT_PREFETCH_WINDOW = Duration.ofMillis(100);
 
     /** Validates. */
     public WorkerOptions {
@@ -29,6 +36,9 @@ public record WorkerOptions(int threads, int prefetch, Duration heartbeat, Durat
             throw new IllegalArgumentException("prefetch must be between 0 and threads (" + threads + "), got "
                     + prefetch);
         }
+        if (prefetchWindow != null) {
+            WorkQueueOptions.requirePositive(prefetchWindow, "prefetchWindow");
+        }
         if (heartbeat != null) {
             WorkQueueOptions.requirePositive(heartbeat, "heartbeat");
         }
@@ -36,9 +46,13 @@ public record WorkerOptions(int threads, int prefetch, Duration heartbeat, Durat
         Objects.requireNonNull(listener, "listener");
     }
 
-    /** @return the JVM's processors as threads, no prefetch, heartbeats at a third of the lease, 30 s drain */
+    /**
+     * @return the JVM's processors as threads, prefetch up to 1x within {@link #DEFAULT_PREFETCH_WINDOW}, heartbeats
+     *         at a third of the lease, 30 s drain
+     */
     public static WorkerOptions defaults() {
-        return new WorkerOptions(Runtime.getRuntime().availableProcessors(), 0, null, Duration.ofSeconds(30), null,
+        int threads = Runtime.getRuntime().availableProcessors();
+        return new WorkerOptions(threads, threads, DEFAULT_PREFETCH_WINDOW, null, Duration.ofSeconds(30), null,
                 new WorkerListener() { });
     }
 
@@ -52,18 +66,33 @@ public record WorkerOptions(int threads, int prefetch, Duration heartbeat, Durat
 
     /**
      * @param n handler threads
-     * @return a copy with {@code n} threads (a prefetch above {@code n} is lowered to {@code n})
+     * @return a copy with {@code n} threads; a prefetch of 1x stays 1x, one above {@code n} is lowered to {@code n}
      */
     public WorkerOptions withThreads(int n) {
-        return new WorkerOptions(n, Math.min(prefetch, Math.max(n, 1)), heartbeat, drainTimeout, executor, listener);
+        int ahead = prefetch == threads ? n : Math.min(prefetch, n);
+        return new WorkerOptions(n, Math.max(ahead, 0), prefetchWindow, heartbeat, drainTimeout, executor, listener);
     }
 
     /**
-     * @param n jobs to claim beyond the free threads
-     * @return a copy with that prefetch
+     * A fixed prefetch: up to {@code n} jobs leased ahead whatever the handlers take (no window).
+     *
+     * @param n jobs to claim beyond the free threads, 0 (none) to {@code threads}
+     * @return a copy with that prefetch and no {@link #prefetchWindow()}
      */
     public WorkerOptions withPrefetch(int n) {
-        return new WorkerOptions(threads, n, heartbeat, drainTimeout, executor, listener);
+        return new WorkerOptions(threads, n, null, heartbeat, drainTimeout, executor, listener);
+    }
+
+    /**
+     * An adaptive prefetch: up to {@link #prefetch()} jobs ahead, but only as many as are expected to start within
+     * {@code window} at the handler times seen so far.
+     *
+     * @param window how soon a prefetched job should be expected to start
+     * @return a copy with that window
+     */
+    public WorkerOptions withPrefetchWindow(Duration window) {
+        return new WorkerOptions(threads, prefetch, Objects.requireNonNull(window, "prefetchWindow"), heartbeat,
+                drainTimeout, executor, listener);
     }
 
     /**
@@ -71,8 +100,8 @@ public record WorkerOptions(int threads, int prefetch, Duration heartbeat, Durat
      * @return a copy with that heartbeat
      */
     public WorkerOptions withHeartbeat(Duration every) {
-        return new WorkerOptions(threads, prefetch, Objects.requireNonNull(every, "heartbeat"), drainTimeout, executor,
-                listener);
+        return new WorkerOptions(threads, prefetch, prefetchWindow, Objects.requireNonNull(every, "heartbeat"),
+                drainTimeout, executor, listener);
     }
 
     /**
@@ -80,7 +109,7 @@ public record WorkerOptions(int threads, int prefetch, Duration heartbeat, Durat
      * @return a copy with that drain timeout
      */
     public WorkerOptions withDrainTimeout(Duration drain) {
-        return new WorkerOptions(threads, prefetch, heartbeat, drain, executor, listener);
+        return new WorkerOptions(threads, prefetch, prefetchWindow, heartbeat, drain, executor, listener);
     }
 
     /**
@@ -88,7 +117,7 @@ public record WorkerOptions(int threads, int prefetch, Duration heartbeat, Durat
      * @return a copy running handlers there
      */
     public WorkerOptions withExecutor(ExecutorService handlers) {
-        return new WorkerOptions(threads, prefetch, heartbeat, drainTimeout,
+        return new WorkerOptions(threads, prefetch, prefetchWindow, heartbeat, drainTimeout,
                 Objects.requireNonNull(handlers, "executor"), listener);
     }
 
@@ -97,6 +126,6 @@ public record WorkerOptions(int threads, int prefetch, Duration heartbeat, Durat
      * @return a copy telling {@code l}
      */
     public WorkerOptions withListener(WorkerListener l) {
-        return new WorkerOptions(threads, prefetch, heartbeat, drainTimeout, executor, l);
+        return new WorkerOptions(threads, prefetch, prefetchWindow, heartbeat, drainTimeout, executor, l);
     }
 }

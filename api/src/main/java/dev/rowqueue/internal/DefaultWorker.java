@@ -71,6 +71,8 @@ final class DefaultWorker implements Worker {
      * change between its look and its wait (a no-op handler that finishes before the dispatcher waits) is not lost.
      */
     private volatile long changes;
+    /** Moving average of handler run times, or -1 before the first; sizes an adaptive prefetch. */
+    private volatile long averageRunNanos = -1;
 
     private volatile State state = State.NEW;
     private volatile boolean paused;
@@ -137,13 +139,13 @@ final class DefaultWorker implements Worker {
                 try {
                     acks = new ArrayList<>(done);
                     done.clear();
-                    want = options.threads() + options.prefetch() - running.size() - buffer.size();
+                    want = options.threads() + prefetchNow() - running.size() - buffer.size();
                     idle = running.isEmpty() && buffer.isEmpty();
                 } finally {
                     lock.unlock();
                 }
                 if (want <= 0) {
-                    ack(acks); // cannot happen (a finished job leaves running as its ack is queued); never strand one
+                    ack(acks); // the prefetch shrank below what is buffered: ack on its own, never strand one
                     acks = List.of();
                     await(pollMs, seen);
                     continue;
@@ -200,6 +202,23 @@ final class DefaultWorker implements Worker {
                 await(jitter(Math.min(MAX_BACKOFF_MS, FIRST_PAUSE_MS << Math.min(failures, 20))), changes);
             }
         }
+    }
+
+    /**
+     * How many jobs to hold ahead now: the fixed prefetch, or with a window as many as the threads are expected to
+     * take within it at the moving average of handler times (none before a job has finished).
+     */
+    private int prefetchNow() {
+        int cap = options.prefetch();
+        if (cap == 0 || options.prefetchWindow() == null) {
+            return cap;
+        }
+        long avg = averageRunNanos;
+        if (avg < 0) {
+            return 0;
+        }
+        double fit = (double) options.threads() * options.prefetchWindow().toNanos() / Math.max(avg, 1);
+        return (int) Math.min(cap, fit);
     }
 
     private static long jitter(long ms) {
@@ -350,7 +369,10 @@ final class DefaultWorker implements Worker {
         } catch (Throwable t) {
             error = t;
         }
-        Duration ran = Duration.ofNanos(System.nanoTime() - t0);
+        long nanos = System.nanoTime() - t0;
+        long avg = averageRunNanos;
+        averageRunNanos = avg < 0 ? nanos : avg + (nanos - avg) / 8; // racy on purpose: an estimate
+        Duration ran = Duration.ofNanos(nanos);
         r.thread = null;
         boolean interrupted = Thread.interrupted();
         try {

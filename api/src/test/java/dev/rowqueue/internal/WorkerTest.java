@@ -182,12 +182,54 @@ class WorkerTest {
         }
     }
 
+    /**
+     * The default prefetch leases ahead only jobs a thread should take within the window: with one thread, a claim of
+     * two (one to run, one ahead) happens once short jobs have been seen, never before the first job finished, and
+     * never with jobs that outlast the window.
+     */
+    @Test
+    void the_default_prefetch_leases_ahead_for_short_jobs_only() throws Exception {
+        SwitchedDataSource sds = new SwitchedDataSource("worker_prefetch");
+        try (RowQueues rq = RowQueues.builder(sds.ds).build()) {
+            assertEquals(List.of(1, 1, 1, 1), claimSizes(rq.workQueue("slow_jobs"), 4, 250),
+                    "jobs of 250 ms, 2.5 windows: nothing leased ahead");
+            List<Integer> shortJobs = claimSizes(rq.workQueue("quick_jobs"), 40, 0);
+            assertEquals(1, shortJobs.get(0), "nothing ahead before a job has finished: " + shortJobs);
+            assertTrue(shortJobs.contains(2), "no-op jobs: one ahead of the thread: " + shortJobs);
+            assertTrue(shortJobs.stream().allMatch(n -> n <= 2), "at most 1x ahead: " + shortJobs);
+        }
+    }
+
+    /** Runs {@code jobs} jobs of {@code ms} each on one thread with the default options; the sizes of its claims. */
+    private static List<Integer> claimSizes(WorkQueue q, int jobs, long ms) throws InterruptedException {
+        q.enqueueAll(java.util.Collections.nCopies(jobs, "j"), dev.rowqueue.Enqueue.defaults());
+        List<Integer> sizes = new CopyOnWriteArrayList<>();
+        WorkerListener listener = new WorkerListener() {
+            @Override
+            public void claimed(List<dev.rowqueue.Job> claimed) {
+                sizes.add(claimed.size());
+            }
+        };
+        AtomicInteger runs = new AtomicInteger();
+        try (Worker w = q.worker(job -> {
+            TimeUnit.MILLISECONDS.sleep(ms);
+            runs.incrementAndGet();
+        }, WorkerOptions.threads(1).withListener(listener)).start()) {
+            eventually("every job ran", () -> runs.get() == jobs && q.stats().total() == 0);
+        }
+        return sizes;
+    }
+
     @Test
     void bad_worker_options_are_refused_before_any_sql() {
         assertThrows(IllegalArgumentException.class, () -> WorkerOptions.threads(0));
         assertThrows(IllegalArgumentException.class, () -> WorkerOptions.threads(2).withPrefetch(3));
         assertThrows(IllegalArgumentException.class, () -> WorkerOptions.threads(2).withPrefetch(-1));
         assertThrows(IllegalArgumentException.class, () -> WorkerOptions.threads(2).withHeartbeat(Duration.ZERO));
+        assertThrows(IllegalArgumentException.class,
+                () -> WorkerOptions.threads(2).withPrefetchWindow(Duration.ZERO));
+        assertEquals(8, WorkerOptions.threads(8).prefetch(), "1x by default, following the threads");
+        assertEquals(2, WorkerOptions.threads(8).withPrefetch(2).withThreads(4).prefetch());
         assertThrows(IllegalArgumentException.class,
                 () -> WorkerOptions.threads(2).withDrainTimeout(Duration.ofSeconds(-1)));
         assertThrows(NullPointerException.class, () -> WorkerOptions.threads(2).withListener(null));

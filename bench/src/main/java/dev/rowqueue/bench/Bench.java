@@ -318,9 +318,10 @@ public final class Bench {
                 vs = List.of(new Ratio("db-scheduler", executions));
             }
             for (boolean prefetch : new boolean[] {false, true}) {
-                int ahead = prefetch ? threads : 0;
+                int ahead = prefetch ? threads : -1;
                 cell(target, workerRow(false, handler, prefetch), threads, vs, "WorkerOptions.threads(" + threads
-                        + ").withPrefetch(" + ahead + ")" + (prefetch ? "" : " (the default)") + "; "
+                        + ")" + (prefetch ? ".withPrefetch(" + ahead + "), fixed" : " (the defaults: up to 1x ahead,"
+                        + " within 100 ms)") + "; "
                         + analyzedNote(target), () -> {
                             try (Workers.Throughput t = workers.new Throughput(threads, ahead, handler, floor)) {
                                 return Harness.observe(profile, t);

@@ -114,9 +114,11 @@ final class Workers {
         private long enqueued;
         private Worker worker;
 
+        /** @param prefetch a fixed prefetch, or -1 for the default (1x within the default window) */
         Throughput(int threads, int prefetch, Handler handler, long floor) {
             this.queue = rq.workQueue(names.fresh("wk"), WorkQueueOptions.defaults().leaseDuration(Duration.ofMinutes(5)));
-            this.options = WorkerOptions.threads(threads).withPrefetch(prefetch);
+            this.options = prefetch < 0 ? WorkerOptions.threads(threads)
+                    : WorkerOptions.threads(threads).withPrefetch(prefetch);
             this.handler = handler;
             this.floor = floor;
         }

@@ -338,8 +338,17 @@ public class RowQueueProperties {
         /** Handler threads. Unset: the JVM's processors. */
         private Integer threads;
 
-        /** Jobs claimed beyond the free handler threads, 0 to threads. Unset: WorkerOptions' default. */
+        /**
+         * The most jobs claimed beyond the free handler threads, 0 to threads. Set alone, a fixed prefetch (no
+         * window). Unset: as many as threads, within the prefetch window.
+         */
         private Integer prefetch;
+
+        /**
+         * Prefetch only jobs expected to start within this window, at the handler times seen so far (with prefetch
+         * as the most). Unset: WorkerOptions' default (100 ms) unless prefetch is set.
+         */
+        private Duration prefetchWindow;
 
         /** How often running jobs' leases are extended. Unset: a third of the lease. */
         private Duration heartbeat;
@@ -364,6 +373,14 @@ public class RowQueueProperties {
 
         public void setPrefetch(Integer prefetch) {
             this.prefetch = prefetch;
+        }
+
+        public Duration getPrefetchWindow() {
+            return prefetchWindow;
+        }
+
+        public void setPrefetchWindow(Duration prefetchWindow) {
+            this.prefetchWindow = prefetchWindow;
         }
 
         public Duration getHeartbeat() {
@@ -393,6 +410,9 @@ public class RowQueueProperties {
             }
             if (prefetch != null) {
                 o = o.withPrefetch(prefetch);
+            }
+            if (prefetchWindow != null) {
+                o = o.withPrefetchWindow(prefetchWindow);
             }
             if (heartbeat != null) {
                 o = o.withHeartbeat(heartbeat);

@@ -68,6 +68,9 @@ class StarterConfigurationTest {
                         "rowqueue.work-queues.emails.retry-backoff=1s",
                         "rowqueue.work-queues.emails.worker.threads=3",
                         "rowqueue.work-queues.emails.worker.drain-timeout=5s",
+                        "rowqueue.work-queues.emails.worker.prefetch=1",
+                        "rowqueue.work-queues.emails.worker.prefetch-window=50ms",
+                        "rowqueue.work-queues.fixed.worker.prefetch=2",
                         "rowqueue.work-queues[order_events].max-attempts=3",
                         "rowqueue.rings.recent.capacity=3",
                         "rowqueue.rings.recent.strategy=single-writer")
@@ -89,6 +92,11 @@ class StarterConfigurationTest {
                     WorkerOptions w = queues.workerOptions("emails");
                     assertThat(w.threads()).isEqualTo(3);
                     assertThat(w.drainTimeout()).isEqualTo(Duration.ofSeconds(5));
+                    assertThat(w.prefetch()).isEqualTo(1);
+                    assertThat(w.prefetchWindow()).isEqualTo(Duration.ofMillis(50));
+                    WorkerOptions fixed = queues.workerOptions("fixed");
+                    assertThat(fixed.prefetch()).isEqualTo(2);
+                    assertThat(fixed.prefetchWindow()).as("a prefetch set alone is fixed").isNull();
                     assertThat(queues.workerOptions("unconfigured").threads())
                             .isEqualTo(WorkerOptions.defaults().threads());
 
