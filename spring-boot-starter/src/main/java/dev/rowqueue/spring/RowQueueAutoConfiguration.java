@@ -27,7 +27,8 @@ import java.time.Duration;
  *       bean, whose operations join the caller's Spring-managed transaction ({@link SpringTransactionBinding},
  *       unless {@code rowqueue.transactions.join=false}); closed with the context, never the data source;</li>
  *   <li>{@link ConfiguredQueues}, queue handles with the configured per-queue options;</li>
- *   <li>{@link RowQueueWorkers}, which runs the {@link WorkerDefinition} beans with the context.</li>
+ *   <li>{@link RowQueueWorkers}, which runs the {@link WorkerDefinition} beans with the context, each adjusted by
+ *       the {@link RowQueueWorkerCustomizer} beans.</li>
  * </ul>
  * Each bean backs off when the application defines its own. Active when there is a single candidate
  * {@code DataSource}, spring-jdbc is on the class path and {@code rowqueue.enabled} is not {@code false}.
@@ -92,6 +93,7 @@ public class RowQueueAutoConfiguration {
     /**
      * @param queues      the queues workers run on
      * @param definitions the workers declared as beans
+     * @param customizers applied in order to each worker's definition
      * @param properties  {@code rowqueue.workers.*}
      * @param environment where {@code spring.lifecycle.timeout-per-shutdown-phase} is read
      * @return the lifecycle that starts and drains the workers
@@ -99,11 +101,12 @@ public class RowQueueAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public RowQueueWorkers rowQueueWorkers(ConfiguredQueues queues, ObjectProvider<WorkerDefinition> definitions,
+                                           ObjectProvider<RowQueueWorkerCustomizer> customizers,
                                            RowQueueProperties properties, Environment environment) {
         Duration phase = Binder.get(environment)
                 .bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
                 .orElse(Duration.ofSeconds(30));
-        return new RowQueueWorkers(queues, definitions.orderedStream().toList(),
+        return new RowQueueWorkers(queues, definitions.orderedStream().toList(), customizers.orderedStream().toList(),
                 properties.getWorkers().isAutoStartup(), phase);
     }
 

@@ -49,6 +49,7 @@ public class RowQueueWorkers implements SmartLifecycle {
 
     private final ConfiguredQueues queues;
     private final List<WorkerDefinition> definitions;
+    private final List<RowQueueWorkerCustomizer> customizers;
     private final boolean autoStartup;
     private final Duration drainBudget;
     private final Object lock = new Object();
@@ -58,13 +59,17 @@ public class RowQueueWorkers implements SmartLifecycle {
     /**
      * @param queues               where the queues and their configured options come from
      * @param definitions          the workers to run
+     * @param customizers          applied in order to each definition, its options resolved, before its worker is
+     *                             created
      * @param autoStartup          whether they start with the context
      * @param shutdownPhaseTimeout {@code spring.lifecycle.timeout-per-shutdown-phase}
      */
-    public RowQueueWorkers(ConfiguredQueues queues, List<WorkerDefinition> definitions, boolean autoStartup,
+    public RowQueueWorkers(ConfiguredQueues queues, List<WorkerDefinition> definitions,
+                           List<RowQueueWorkerCustomizer> customizers, boolean autoStartup,
                            Duration shutdownPhaseTimeout) {
         this.queues = Objects.requireNonNull(queues, "queues");
         this.definitions = List.copyOf(definitions);
+        this.customizers = List.copyOf(customizers);
         this.autoStartup = autoStartup;
         Duration margin = shutdownPhaseTimeout.dividedBy(4);
         if (margin.compareTo(Duration.ofSeconds(10)) > 0) {
@@ -81,10 +86,10 @@ public class RowQueueWorkers implements SmartLifecycle {
             }
             List<Running> list = new ArrayList<>();
             try {
-                for (WorkerDefinition d : definitions) {
-                    WorkerOptions options = d.options() != null ? d.options() : queues.workerOptions(d.queue());
-                    Worker w = queues.workQueue(d.queue()).worker(d.handler(), options);
-                    list.add(new Running(d, w, min(options.drainTimeout(), drainBudget)));
+                for (WorkerDefinition declared : definitions) {
+                    WorkerDefinition d = resolve(declared);
+                    Worker w = queues.workQueue(d.queue()).worker(d.handler(), d.options());
+                    list.add(new Running(d, w, min(d.options().drainTimeout(), drainBudget)));
                     w.start();
                 }
             } catch (RuntimeException e) {
@@ -95,6 +100,21 @@ public class RowQueueWorkers implements SmartLifecycle {
             started = true;
             log.debug("rowqueue: {} workers started", list.size());
         }
+    }
+
+    /** The definition with its options resolved, through the customizers. */
+    private WorkerDefinition resolve(WorkerDefinition declared) {
+        WorkerOptions options = declared.options() != null ? declared.options()
+                : queues.workerOptions(declared.queue());
+        WorkerDefinition d = declared.withOptions(options);
+        for (RowQueueWorkerCustomizer c : customizers) {
+            WorkerDefinition next = Objects.requireNonNull(c.customize(d), () -> c + " returned null");
+            if (!next.queue().equalsIgnoreCase(d.queue()) || next.options() == null) {
+                throw new IllegalStateException(c + " must keep the queue (" + d.queue() + ") and give options");
+            }
+            d = next;
+        }
+        return d;
     }
 
     @Override

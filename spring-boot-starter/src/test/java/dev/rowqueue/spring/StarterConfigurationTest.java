@@ -1,10 +1,13 @@
 package dev.rowqueue.spring;
 
+import dev.rowqueue.Job;
+import dev.rowqueue.JobHandler;
 import dev.rowqueue.RetryPolicy;
 import dev.rowqueue.RingQueue;
 import dev.rowqueue.RingStrategy;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.WorkQueueOptions;
+import dev.rowqueue.WorkerListener;
 import dev.rowqueue.WorkerOptions;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.health.HealthIndicator;
@@ -35,6 +38,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
@@ -201,6 +207,39 @@ class StarterConfigurationTest {
                     assertThat(workers.isRunning()).isFalse();
                     workers.start();
                     assertThat(workers.isRunning()).as("started again, with new workers").isTrue();
+                });
+    }
+
+    @Test
+    void worker_customizers_see_the_resolved_options_and_apply_to_every_worker() {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        AtomicInteger started = new AtomicInteger();
+        CountDownLatch ran = new CountDownLatch(2);
+        runner.withPropertyValues("rowqueue.work-queues.configured.worker.threads=3")
+                .withBean("a", WorkerDefinition.class, () -> WorkerDefinition.of("configured", job -> ran.countDown()))
+                .withBean("b", WorkerDefinition.class, () -> WorkerDefinition.of("explicit", job -> ran.countDown())
+                        .withOptions(WorkerOptions.threads(1)))
+                .withBean(RowQueueWorkerCustomizer.class, () -> w -> {
+                    seen.add(w.queue() + ":" + w.options().threads());
+                    JobHandler inner = w.handler();
+                    WorkerListener counting = new WorkerListener() {
+                        @Override
+                        public void started(Job job, Duration waiting) {
+                            started.incrementAndGet();
+                        }
+                    };
+                    return new WorkerDefinition(w.queue(), job -> {
+                        seen.add("wrapped " + job.payload());
+                        inner.handle(job);
+                    }, w.options().withListener(counting));
+                })
+                .run(ctx -> {
+                    ConfiguredQueues queues = ctx.getBean(ConfiguredQueues.class);
+                    queues.workQueue("configured").enqueue("one");
+                    queues.workQueue("explicit").enqueue("two");
+                    assertThat(ran.await(1, TimeUnit.MINUTES)).as("both handlers ran").isTrue();
+                    assertThat(seen).contains("configured:3", "explicit:1", "wrapped one", "wrapped two");
+                    assertThat(started.get()).as("the customizer's listener was told").isEqualTo(2);
                 });
     }
 
