@@ -144,6 +144,7 @@ public interface RowQueues extends AutoCloseable {
         private Duration pollInterval = Duration.ofMillis(200);
         private int claimConcurrency;
         private TransactionBinding transactionBinding;
+        private final List<OperationListener> operationListeners = new ArrayList<>();
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -281,6 +282,19 @@ public interface RowQueues extends AutoCloseable {
         }
 
         /**
+         * Adds a listener told about every operation of this instance's handles (see {@link OperationListener}):
+         * metrics such as {@code rowqueue-micrometer}'s. May be called several times; listeners run in registration
+         * order. Without one, operations are not timed at all.
+         *
+         * @param listener the listener
+         * @return this builder
+         */
+        public Builder operationListener(OperationListener listener) {
+            operationListeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /**
          * Detects the dialect (one connection is borrowed to read {@code DatabaseMetaData}) and builds.
          *
          * @return a ready instance
@@ -289,7 +303,7 @@ public interface RowQueues extends AutoCloseable {
         public RowQueues build() {
             return DefaultRowQueues.create(new DefaultRowQueues.Settings(dataSource, List.copyOf(dialects),
                     dialectName, Map.copyOf(dialectOptions), createSchema, retryPolicy, maxPayloadLength,
-                    pollInterval, claimConcurrency, transactionBinding));
+                    pollInterval, claimConcurrency, transactionBinding, List.copyOf(operationListeners)));
         }
     }
 }

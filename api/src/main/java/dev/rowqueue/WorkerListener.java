@@ -44,6 +44,19 @@ public interface WorkerListener {
     }
 
     /**
+     * Called once after every {@link #started}, on the same thread, when the job's handler has returned or thrown and
+     * the worker has settled the job: after {@link #succeeded}, {@link #failed} or {@link #dead} when one of them is
+     * called, and also when none is (the handler settled the job itself through {@link JobContext#release()} or
+     * {@link JobContext#retryAfter}, the lease was lost, the worker's close interrupted the handler, or the nack
+     * failed). So {@code started} minus {@code finished} is how many handlers run.
+     *
+     * @param job     a job whose handler is done
+     * @param running how long the handler ran
+     */
+    default void finished(Job job, Duration running) {
+    }
+
+    /**
      * @param job a job whose lease this worker lost (found by a heartbeat, or an ack that came too late): another
      *            consumer may run it; its late ack changed nothing
      */

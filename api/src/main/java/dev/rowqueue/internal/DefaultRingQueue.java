@@ -1,5 +1,6 @@
 package dev.rowqueue.internal;
 
+import dev.rowqueue.Operation;
 import dev.rowqueue.RingEntry;
 import dev.rowqueue.RingOptions;
 import dev.rowqueue.RingQueue;
@@ -47,6 +48,12 @@ final class DefaultRingQueue implements RingQueue {
 
     @Override
     public long push(String group, String payload) {
+        Operations ops = context.operations();
+        return ops == null ? pushOne(group, payload)
+                : ops.run(name, Operation.PUSH, () -> pushOne(group, payload), Operations.ONE);
+    }
+
+    private long pushOne(String group, String payload) {
         String g = group(group);
         Validation.payload(payload, context.maxPayloadLength());
         return context.executor().run("push into ring " + name, store.push(g, List.of(payload)))[0];
@@ -54,6 +61,12 @@ final class DefaultRingQueue implements RingQueue {
 
     @Override
     public List<Long> pushAll(String group, List<String> payloads) {
+        Operations ops = context.operations();
+        return ops == null ? pushMany(group, payloads)
+                : ops.run(name, Operation.PUSH_ALL, () -> pushMany(group, payloads), Operations.SIZE);
+    }
+
+    private List<Long> pushMany(String group, List<String> payloads) {
         String g = group(group);
         List<String> checked = Validation.payloads(payloads, context.maxPayloadLength());
         long[] seqs = context.executor().run("push into ring " + name, store.push(g, checked));
@@ -71,7 +84,13 @@ final class DefaultRingQueue implements RingQueue {
 
     @Override
     public List<RingEntry> newestFirst(String group, int limit) {
-        return read(group, true, Validation.positive("limit", limit));
+        Operations ops = context.operations();
+        return ops == null ? readLimited(group, limit)
+                : ops.run(name, Operation.READ, () -> readLimited(group, limit), Operations.SIZE);
+    }
+
+    private List<RingEntry> readLimited(String group, int limit) {
+        return readNow(group, true, Validation.positive("limit", limit));
     }
 
     @Override
@@ -85,24 +104,49 @@ final class DefaultRingQueue implements RingQueue {
     }
 
     private List<RingEntry> read(String group, boolean newestFirst, int limit) {
+        Operations ops = context.operations();
+        return ops == null ? readNow(group, newestFirst, limit)
+                : ops.run(name, Operation.READ, () -> readNow(group, newestFirst, limit), Operations.SIZE);
+    }
+
+    private List<RingEntry> readNow(String group, boolean newestFirst, int limit) {
         String g = group(group);
         return List.copyOf(context.executor().run("read ring " + name, store.read(g, newestFirst, limit)));
     }
 
     @Override
     public int size(String group) {
+        Operations ops = context.operations();
+        return ops == null ? sizeNow(group) : ops.run(name, Operation.SIZE, () -> sizeNow(group), Operations.ONE);
+    }
+
+    private int sizeNow(String group) {
         String g = group(group);
         return context.executor().run("size of ring " + name, store.size(g));
     }
 
     @Override
     public void clear(String group) {
+        Operations ops = context.operations();
+        if (ops == null) {
+            clearNow(group);
+        } else {
+            ops.run(name, Operation.CLEAR, () -> clearNow(group));
+        }
+    }
+
+    private void clearNow(String group) {
         String g = group(group);
         context.executor().run("clear ring " + name, store.clear(g));
     }
 
     @Override
     public List<String> groups() {
+        Operations ops = context.operations();
+        return ops == null ? groupsNow() : ops.run(name, Operation.GROUPS, this::groupsNow, Operations.SIZE);
+    }
+
+    private List<String> groupsNow() {
         List<String> groups = new ArrayList<>(context.executor().run("list groups of ring " + name, store.groups()));
         Collections.sort(groups);
         return Collections.unmodifiableList(groups);

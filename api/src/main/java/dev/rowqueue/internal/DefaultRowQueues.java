@@ -2,6 +2,7 @@ package dev.rowqueue.internal;
 
 import dev.rowqueue.Counters;
 import dev.rowqueue.DatabaseInfo;
+import dev.rowqueue.OperationListener;
 import dev.rowqueue.QueueInfo;
 import dev.rowqueue.QueueKind;
 import dev.rowqueue.RetryPolicy;
@@ -43,24 +44,24 @@ public final class DefaultRowQueues implements RowQueues {
     public record Settings(DataSource dataSource, List<DialectProvider> dialects, String dialectName,
                            Map<String, String> dialectOptions, boolean createSchema, RetryPolicy retry,
                            int maxPayloadLength, Duration pollInterval, int claimConcurrency,
-                           TransactionBinding transactionBinding) {
+                           TransactionBinding transactionBinding, List<OperationListener> operationListeners) {
     }
 
     /**
-     * What every handle of one instance shares; {@code wakeups} is {@code null} where blocking claims poll. Claims on
-     * a caller's connection pass no gate.
+     * What every handle of one instance shares; {@code wakeups} is {@code null} where blocking claims poll, and
+     * {@code operations} where no operation listener is registered. Claims on a caller's connection pass no gate.
      */
     record Context(Dialect dialect, Executor executor, int maxPayloadLength, Duration pollInterval,
-                   WakeupSource wakeups, ClaimGates claimGates) {
+                   WakeupSource wakeups, ClaimGates claimGates, Operations operations) {
         Context bound(Connection connection) {
             return new Context(dialect, new BoundExecutor(connection, dialect), maxPayloadLength, pollInterval,
-                    wakeups, ClaimGates.NONE);
+                    wakeups, ClaimGates.NONE, operations);
         }
 
         /** @return this context for work that never joins a caller's transaction (a worker's) */
         Context own() {
             return executor instanceof JoiningExecutor j
-                    ? new Context(dialect, j.own(), maxPayloadLength, pollInterval, wakeups, claimGates)
+                    ? new Context(dialect, j.own(), maxPayloadLength, pollInterval, wakeups, claimGates, operations)
                     : this;
         }
 
@@ -115,7 +116,8 @@ public final class DefaultRowQueues implements RowQueues {
                 : new JoiningExecutor(pooled, s.transactionBinding(), s.dataSource(), dialect);
         WakeupSource wakeups = dialect.wakeupSource(s.dataSource(), s.pollInterval()).orElse(null);
         int claims = s.claimConcurrency() > 0 ? s.claimConcurrency() : dialect.claimConcurrency();
-        Context context = new Context(dialect, executor, max, s.pollInterval(), wakeups, new ClaimGates(claims));
+        Context context = new Context(dialect, executor, max, s.pollInterval(), wakeups, new ClaimGates(claims),
+                Operations.of(s.operationListeners()));
         DatabaseInfo info = new DatabaseInfo(product.productName(), product.productVersion(),
                 product.driverName() + " " + product.driverVersion(), dialect.name(), dialect.capabilities(), max);
         log.info("rowqueue: {} served by dialect '{}' with {}; claims of one queue at once: {}",

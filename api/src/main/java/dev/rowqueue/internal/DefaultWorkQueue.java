@@ -3,6 +3,7 @@ package dev.rowqueue.internal;
 import dev.rowqueue.Enqueue;
 import dev.rowqueue.Handoff;
 import dev.rowqueue.Job;
+import dev.rowqueue.Operation;
 import dev.rowqueue.JobHandler;
 import dev.rowqueue.QueueStats;
 import dev.rowqueue.TransientRowQueueException;
@@ -62,6 +63,12 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public long enqueue(String payload, Enqueue how) {
+        Operations ops = context.operations();
+        return ops == null ? enqueueOne(payload, how)
+                : ops.run(name, Operation.ENQUEUE, () -> enqueueOne(payload, how), Operations.ONE);
+    }
+
+    private long enqueueOne(String payload, Enqueue how) {
         Objects.requireNonNull(how, "how");
         Validation.payload(payload, context.maxPayloadLength());
         long delay = Validation.notNegative("delay", how.delay());
@@ -70,6 +77,12 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public List<Long> enqueueAll(List<String> payloads, Enqueue how) {
+        Operations ops = context.operations();
+        return ops == null ? enqueueMany(payloads, how)
+                : ops.run(name, Operation.ENQUEUE_ALL, () -> enqueueMany(payloads, how), Operations.SIZE);
+    }
+
+    private List<Long> enqueueMany(List<String> payloads, Enqueue how) {
         Objects.requireNonNull(how, "how");
         List<String> checked = Validation.payloads(payloads, context.maxPayloadLength());
         long delay = Validation.notNegative("delay", how.delay());
@@ -95,12 +108,23 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public List<Job> claim(int max) {
+        Operations ops = context.operations();
+        return ops == null ? claimNow(max) : ops.run(name, Operation.CLAIM, () -> claimNow(max), Operations.SIZE);
+    }
+
+    private List<Job> claimNow(int max) {
         Validation.batch("claim batch size", max);
         return claimCombined(new long[0], new long[0], max).claimed();
     }
 
     @Override
     public List<Job> claim(int max, Duration maxWait) {
+        Operations ops = context.operations();
+        return ops == null ? claimWaiting(max, maxWait)
+                : ops.run(name, Operation.CLAIM_WAIT, () -> claimWaiting(max, maxWait), Operations.SIZE);
+    }
+
+    private List<Job> claimWaiting(int max, Duration maxWait) {
         Validation.batch("claim batch size", max);
         long waitNanos = TimeUnit.MILLISECONDS.toNanos(Validation.notNegative("maxWait", maxWait));
         long deadline = System.nanoTime() + waitNanos;
@@ -110,7 +134,7 @@ final class DefaultWorkQueue implements WorkQueue {
         while (true) {
             // the ticket is taken before the claim looks, so a signal sent after an empty claim is not lost
             WakeupSource.Ticket ticket = wakeups == null || waitNanos == 0 ? null : wakeups.ticket(WorkTables.of(name));
-            List<Job> jobs = claim(max);
+            List<Job> jobs = claimNow(max);
             long left = deadline - System.nanoTime();
             if (!jobs.isEmpty() || left <= 0) {
                 return jobs;
@@ -156,12 +180,23 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public boolean ack(Job job) {
+        Operations ops = context.operations();
+        return ops == null ? ackNow(job) : ops.run(name, Operation.ACK, () -> ackNow(job), Operations.IF_TRUE);
+    }
+
+    private boolean ackNow(Job job) {
         Validation.job(job);
         return context.executor().run("ack job " + job.id() + " of " + name, store.ack(job.id(), job.leaseToken()));
     }
 
     @Override
     public Handoff ackAndClaim(Collection<Job> done, int max) {
+        Operations ops = context.operations();
+        return ops == null ? ackAndClaimNow(done, max)
+                : ops.run(name, Operation.ACK_AND_CLAIM, () -> ackAndClaimNow(done, max), h -> h.claimed().size());
+    }
+
+    private Handoff ackAndClaimNow(Collection<Job> done, int max) {
         Objects.requireNonNull(done, "done");
         Validation.batch("claim batch size", max);
         if (done.size() > Validation.MAX_BATCH) {
@@ -218,8 +253,14 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public boolean nack(Job job) {
+        Operations ops = context.operations();
+        return ops == null ? nackByPolicy(job)
+                : ops.run(name, Operation.NACK, () -> nackByPolicy(job), Operations.IF_TRUE);
+    }
+
+    private boolean nackByPolicy(Job job) {
         Validation.job(job);
-        return nack(job, options.retryDelay(job.attempts() + 1), null);
+        return nackNow(job, options.retryDelay(job.attempts() + 1), null);
     }
 
     @Override
@@ -229,6 +270,12 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public boolean nack(Job job, Duration retryDelay, String error) {
+        Operations ops = context.operations();
+        return ops == null ? nackNow(job, retryDelay, error)
+                : ops.run(name, Operation.NACK, () -> nackNow(job, retryDelay, error), Operations.IF_TRUE);
+    }
+
+    private boolean nackNow(Job job, Duration retryDelay, String error) {
         Validation.job(job);
         long delay = Validation.notNegative("retryDelay", retryDelay);
         String text = Validation.errorText(error, Dialect.ERROR_LENGTH);
@@ -238,6 +285,12 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public boolean release(Job job) {
+        Operations ops = context.operations();
+        return ops == null ? releaseNow(job)
+                : ops.run(name, Operation.RELEASE, () -> releaseNow(job), Operations.IF_TRUE);
+    }
+
+    private boolean releaseNow(Job job) {
         Validation.job(job);
         return context.executor().run("release job " + job.id() + " of " + name,
                 store.release(job.id(), job.leaseToken()));
@@ -245,6 +298,12 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public boolean extendLease(Job job, Duration leaseDuration) {
+        Operations ops = context.operations();
+        return ops == null ? extendNow(job, leaseDuration)
+                : ops.run(name, Operation.EXTEND_LEASE, () -> extendNow(job, leaseDuration), Operations.IF_TRUE);
+    }
+
+    private boolean extendNow(Job job, Duration leaseDuration) {
         Validation.job(job);
         long lease = Validation.positive("leaseDuration", leaseDuration);
         return context.executor().run("extend lease of job " + job.id() + " of " + name,
@@ -253,6 +312,12 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public List<Job> rotate(String cursor, int max) {
+        Operations ops = context.operations();
+        return ops == null ? rotateNow(cursor, max)
+                : ops.run(name, Operation.ROTATE, () -> rotateNow(cursor, max), Operations.SIZE);
+    }
+
+    private List<Job> rotateNow(String cursor, int max) {
         String c = Validation.key("cursor", cursor, Dialect.KEY_LENGTH);
         Validation.batch("rotate batch size", max);
         long token = newToken();
@@ -263,27 +328,53 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public List<Job> deadLetters(int limit) {
+        Operations ops = context.operations();
+        return ops == null ? deadNow(limit)
+                : ops.run(name, Operation.DEAD_LETTERS, () -> deadNow(limit), Operations.SIZE);
+    }
+
+    private List<Job> deadNow(int limit) {
         Validation.positive("limit", limit);
         return List.copyOf(context.executor().run("list dead letters of " + name, store.dead(limit)));
     }
 
     @Override
     public boolean revive(long id) {
+        Operations ops = context.operations();
+        return ops == null ? reviveNow(id) : ops.run(name, Operation.REVIVE, () -> reviveNow(id), Operations.IF_TRUE);
+    }
+
+    private boolean reviveNow(long id) {
         return context.executor().run("revive job " + id + " of " + name, store.revive(OptionalLong.of(id))) > 0;
     }
 
     @Override
     public int reviveAll() {
+        Operations ops = context.operations();
+        return ops == null ? reviveAllNow() : ops.run(name, Operation.REVIVE_ALL, this::reviveAllNow, n -> n);
+    }
+
+    private int reviveAllNow() {
         return context.executor().run("revive dead letters of " + name, store.revive(OptionalLong.empty()));
     }
 
     @Override
     public int purgeDead() {
+        Operations ops = context.operations();
+        return ops == null ? purgeNow() : ops.run(name, Operation.PURGE_DEAD, this::purgeNow, n -> n);
+    }
+
+    private int purgeNow() {
         return context.executor().run("purge dead letters of " + name, store.purgeDead());
     }
 
     @Override
     public QueueStats stats() {
+        Operations ops = context.operations();
+        return ops == null ? statsNow() : ops.run(name, Operation.STATS, this::statsNow, Operations.ONE);
+    }
+
+    private QueueStats statsNow() {
         return context.executor().run("count jobs of " + name, store.stats());
     }
 
@@ -293,13 +384,20 @@ final class DefaultWorkQueue implements WorkQueue {
     }
 
     /**
-     * Extends the leases of several jobs in one statement (a worker's heartbeat).
+     * Extends the leases of several jobs in one statement (a worker's heartbeat), reported as one
+     * {@link Operation#EXTEND_LEASE}.
      *
      * @param jobs  at most {@link Validation#MAX_BATCH} leased jobs
      * @param lease the new lease from now
      * @return the ids whose lease was extended
      */
     Set<Long> extendLeases(List<Job> jobs, Duration lease) {
+        Operations ops = context.operations();
+        return ops == null ? extendLeasesNow(jobs, lease)
+                : ops.run(name, Operation.EXTEND_LEASE, () -> extendLeasesNow(jobs, lease), Set::size);
+    }
+
+    private Set<Long> extendLeasesNow(List<Job> jobs, Duration lease) {
         long leaseMs = Validation.positive("leaseDuration", lease);
         long[] ids = new long[jobs.size()];
         long[] tokens = new long[jobs.size()];

@@ -73,6 +73,10 @@ final class DefaultWorker implements Worker {
     private volatile long changes;
     /** Moving average of handler run times, or -1 before the first; sizes an adaptive prefetch. */
     private volatile long averageRunNanos = -1;
+    /** Moving average of the dispatcher's claim round trips, or -1 before the first; dispatcher thread only. */
+    private long averageClaimNanos = -1;
+    /** When the dispatcher last claimed, or began to put a claim off ({@link #overlaps}); dispatcher thread only. */
+    private long deferredSince = System.nanoTime();
 
     private volatile State state = State.NEW;
     private volatile boolean paused;
@@ -135,15 +139,28 @@ final class DefaultWorker implements Worker {
                 }
                 int want;
                 boolean idle;
+                boolean defer;
                 lock.lock();
                 try {
-                    acks = new ArrayList<>(done);
-                    done.clear();
-                    want = options.threads() + prefetchNow() - running.size() - buffer.size();
-                    idle = running.isEmpty() && buffer.isEmpty();
+                    int held = running.size() + buffer.size();
+                    want = options.threads() + prefetchNow() - held;
+                    idle = held == 0;
+                    defer = want > 0 && held >= options.threads() && !overlaps(held)
+                            && System.nanoTime() - deferredSince < TimeUnit.MILLISECONDS.toNanos(pollMs);
+                    if (!defer) {
+                        acks = new ArrayList<>(done);
+                        done.clear();
+                    }
                 } finally {
                     lock.unlock();
                 }
+                if (defer) {
+                    // every thread has a job and what they hold ends before a claim could return: claim with the
+                    // next finished job, for a fuller batch, rather than now for the one free prefetch slot
+                    await(pollMs, seen);
+                    continue;
+                }
+                deferredSince = System.nanoTime();
                 if (want <= 0) {
                     ack(acks); // the prefetch shrank below what is buffered: ack on its own, never strand one
                     acks = List.of();
@@ -152,6 +169,7 @@ final class DefaultWorker implements Worker {
                 }
                 WakeupSource.Ticket ticket = idle && wakeups != null ? wakeups.ticket(queue.tables()) : null;
                 List<Job> claimed;
+                long t0 = System.nanoTime();
                 if (acks.isEmpty()) {
                     claimed = queue.claim(want);
                 } else {
@@ -160,6 +178,8 @@ final class DefaultWorker implements Worker {
                     claimed = h.claimed();
                     h.lost().forEach(listener::leaseLost);
                 }
+                long took = System.nanoTime() - t0;
+                averageClaimNanos = averageClaimNanos < 0 ? took : averageClaimNanos + (took - averageClaimNanos) / 8;
                 if (failures > 0) {
                     log.info("rowqueue: worker of {} reaches the database again after {} failures", queue.name(),
                             failures);
@@ -219,6 +239,21 @@ final class DefaultWorker implements Worker {
         }
         double fit = (double) options.threads() * options.prefetchWindow().toNanos() / Math.max(avg, 1);
         return (int) Math.min(cap, fit);
+    }
+
+    /**
+     * Whether a claim sent now would overlap work: the {@code held} jobs (running and buffered) are expected to keep
+     * the threads busy for at least half a claim's round trip, at the moving averages of both. If not, the threads
+     * run out of work before the claim returns anyway, and waiting for them to finish claims a fuller batch (a no-op
+     * handler on one thread: two jobs a round trip instead of one).
+     */
+    private boolean overlaps(int held) {
+        long run = averageRunNanos;
+        long claim = averageClaimNanos;
+        if (run < 0 || claim < 0) {
+            return true;
+        }
+        return (double) held * run / options.threads() >= claim / 2.0;
     }
 
     private static long jitter(long ms) {
@@ -378,6 +413,7 @@ final class DefaultWorker implements Worker {
         try {
             settle(r, error, ran, interrupted);
         } finally {
+            listener.finished(job, ran);
             running.remove(job.id(), r);
             lock.lock();
             try {
@@ -701,6 +737,11 @@ final class DefaultWorker implements Worker {
         @Override
         public void dead(Job job, Throwable error) {
             safely(() -> l.dead(job, error));
+        }
+
+        @Override
+        public void finished(Job job, Duration ran) {
+            safely(() -> l.finished(job, ran));
         }
 
         @Override
