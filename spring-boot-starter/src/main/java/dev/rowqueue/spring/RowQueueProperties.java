@@ -73,6 +73,9 @@ public class RowQueueProperties {
     /** The rowqueue health indicator. */
     private final Health health = new Health();
 
+    /** Micrometer meters and job observations, when rowqueue-micrometer and a MeterRegistry are present. */
+    private final Metrics metrics = new Metrics();
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -159,6 +162,10 @@ public class RowQueueProperties {
 
     public Health getHealth() {
         return health;
+    }
+
+    public Metrics getMetrics() {
+        return metrics;
     }
 
     /**
@@ -465,6 +472,60 @@ public class RowQueueProperties {
 
         public void setAutoStartup(boolean autoStartup) {
             this.autoStartup = autoStartup;
+        }
+    }
+
+    /** {@code rowqueue.metrics.*}: used when rowqueue-micrometer is on the class path and a MeterRegistry exists. */
+    public static class Metrics {
+
+        /** Whether rowqueue's operations and worker beans are metered. */
+        private boolean enabled = true;
+
+        /**
+         * Whether each job a worker bean runs is one Micrometer Observation (rowqueue.job: a span with tracing, a
+         * timer), when an ObservationRegistry exists.
+         */
+        private boolean observeJobs = true;
+
+        /**
+         * Whether the work queues named in rowqueue.work-queues.* and those of worker beans get queue depth gauges
+         * (rowqueue.queue.jobs by state) at start.
+         */
+        private boolean depthGauges = true;
+
+        /** The depth gauges query the database at most once per this interval per queue. */
+        private Duration depthRefresh = Duration.ofSeconds(10);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public boolean isObserveJobs() {
+            return observeJobs;
+        }
+
+        public void setObserveJobs(boolean observeJobs) {
+            this.observeJobs = observeJobs;
+        }
+
+        public boolean isDepthGauges() {
+            return depthGauges;
+        }
+
+        public void setDepthGauges(boolean depthGauges) {
+            this.depthGauges = depthGauges;
+        }
+
+        public Duration getDepthRefresh() {
+            return depthRefresh;
+        }
+
+        public void setDepthRefresh(Duration depthRefresh) {
+            this.depthRefresh = depthRefresh;
         }
     }
 

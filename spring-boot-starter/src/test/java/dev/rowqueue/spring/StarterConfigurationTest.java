@@ -284,7 +284,8 @@ class StarterConfigurationTest {
                 "rowqueue.poll-interval", "rowqueue.max-payload-length", "rowqueue.dialect",
                 "rowqueue.dialect-options", "rowqueue.retry.max-attempts", "rowqueue.transactions.join",
                 "rowqueue.work-queues", "rowqueue.rings", "rowqueue.workers.auto-startup",
-                "rowqueue.health.dead-letter-threshold")) {
+                "rowqueue.health.dead-letter-threshold", "rowqueue.metrics.enabled", "rowqueue.metrics.observe-jobs",
+                "rowqueue.metrics.depth-gauges", "rowqueue.metrics.depth-refresh")) {
             assertThat(json).contains("\"name\": \"" + name + "\"");
         }
     }

@@ -6,6 +6,9 @@ import dev.rowqueue.spring.ConfiguredQueues;
 import dev.rowqueue.spring.RowQueueHealthIndicator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.search.Search;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
@@ -19,7 +22,11 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** Places orders (a batch at start, then one every {@code order-interval}) and prints progress every second. */
+/**
+ * Places orders (a batch at start, then one every {@code order-interval}) and prints progress every second: the
+ * orders and receipts in the database, the queue's jobs by state, rowqueue's health, and rowqueue's meters from the
+ * application's {@link MeterRegistry} (wired by the starter because rowqueue-micrometer is on the class path).
+ */
 @Component
 public class Demo implements ApplicationRunner {
     private static final Logger log = LoggerFactory.getLogger(Demo.class);
@@ -30,13 +37,15 @@ public class Demo implements ApplicationRunner {
     private final ExampleProperties properties;
     private final TaskScheduler scheduler;
     private final ObjectProvider<RowQueueHealthIndicator> health;
+    private final MeterRegistry meters;
     private final AtomicInteger placed = new AtomicInteger();
     private final AtomicInteger refused = new AtomicInteger();
     private volatile ScheduledFuture<?> ordering;
     private volatile String lastReport = "";
 
     Demo(OrderService orders, ConfiguredQueues queues, ExampleProperties properties, TaskScheduler scheduler,
-         ObjectProvider<RowQueueHealthIndicator> health) {
+         ObjectProvider<RowQueueHealthIndicator> health, MeterRegistry meters) {
+        this.meters = meters;
         this.orders = orders;
         this.receipts = queues.workQueue("receipts");
         this.properties = properties;
@@ -79,7 +88,27 @@ public class Demo implements ApplicationRunner {
         if (!line.equals(lastReport)) {
             lastReport = line;
             log.info(line);
+            log.info(metrics());
         }
+    }
+
+    /** @return rowqueue's meters of the receipts queue, read from the registry */
+    String metrics() {
+        Timer handler = meters.find("rowqueue.worker.handler").tag("queue", "receipts").timer();
+        Timer wait = meters.find("rowqueue.worker.wait").tag("queue", "receipts").timer();
+        return String.format("  metrics: enqueue calls %.0f (rolled-back ones included), jobs succeeded %.0f, failed"
+                        + " and retried %.0f, dead %.0f, handler mean %.0f ms, enqueue-to-start mean %.0f ms",
+                count(meters.find("rowqueue.operations").tag("queue", "receipts").tag("operation", "enqueue")),
+                count(meters.find("rowqueue.worker.jobs").tag("queue", "receipts").tag("outcome", "succeeded")),
+                count(meters.find("rowqueue.worker.jobs").tag("queue", "receipts").tag("outcome", "failed")),
+                count(meters.find("rowqueue.worker.jobs").tag("queue", "receipts").tag("outcome", "dead")),
+                handler == null ? 0 : handler.mean(TimeUnit.MILLISECONDS),
+                wait == null ? 0 : wait.mean(TimeUnit.MILLISECONDS));
+    }
+
+    private static double count(Search search) {
+        return search.counters().stream().mapToDouble(c -> c.count()).sum()
+                + search.timers().stream().mapToDouble(t -> t.count()).sum();
     }
 
     /**

@@ -15,7 +15,8 @@ import java.time.Duration;
 /**
  * rowqueue in a Spring Boot application: orders are written together with a "send the receipt" job in one
  * {@code @Transactional} method ({@link OrderService}; a refused payment rolls both back), a worker declared as a
- * bean sends the receipts (retrying a busy mail server), and {@link Demo} prints progress and rowqueue's health.
+ * bean sends the receipts (retrying a busy mail server), and {@link Demo} prints progress, rowqueue's health and its
+ * Micrometer meters (the starter wires rowqueue-micrometer to the actuator's registry; no code here).
  *
  * <pre>
  * ./mvnw -q -pl examples/spring-boot-app -am spring-boot:run
