@@ -8,7 +8,10 @@ import java.time.Duration;
  *
  * <ul>
  *   <li><b>Claims for the pool.</b> A claim asks for as many jobs as there are free handler threads, plus at most
- *       {@link WorkerOptions#prefetch()} more; the acks of finished jobs ride on the next claim
+ *       {@link WorkerOptions#prefetch()} more (by default one per thread, and only jobs expected to start within
+ *       {@link WorkerOptions#prefetchWindow()}); while every thread has a job that ends before a claim could
+ *       return, the claim waits for the next finished job to take a fuller batch (at most one poll interval). The
+ *       acks of finished jobs ride on the next claim
  *       ({@code ackAndClaim}, one round trip on PostgreSQL and MariaDB). An idle worker waits with the dialect's
  *       wake-up (LISTEN/NOTIFY on PostgreSQL) or polls with backoff up to the instance's poll interval.</li>
  *   <li><b>Heartbeats.</b> While handlers run, their leases are extended every
