@@ -2,6 +2,7 @@ package dev.rowqueue;
 
 import dev.rowqueue.internal.DefaultRowQueues;
 import dev.rowqueue.spi.DialectProvider;
+import dev.rowqueue.spi.TransactionBinding;
 
 import javax.sql.DataSource;
 import java.time.Duration;
@@ -23,7 +24,9 @@ import java.util.Objects;
  * <p>An instance is thread-safe and cheap to keep; it holds no connection between operations. Every operation
  * borrows a connection from the {@link DataSource}, runs in its own short transaction and retries transient
  * failures (see {@link RetryPolicy}). Handles can instead be bound to a caller's connection with
- * {@code using(Connection)}, so that their writes commit or roll back with the caller's own.
+ * {@code using(Connection)}, so that their writes commit or roll back with the caller's own, or every operation can
+ * join the calling thread's current transaction through a {@link Builder#transactionBinding(TransactionBinding)}
+ * (what the Spring Boot starter registers).
  *
  * <p>Queue names become table names: they are validated ({@code [A-Za-z][A-Za-z0-9_]*}, at most
  * {@value #MAX_NAME_LENGTH} characters, no SQL reserved word), folded to lower case, and the tables are created
@@ -140,6 +143,7 @@ public interface RowQueues extends AutoCloseable {
         private int maxPayloadLength = -1;
         private Duration pollInterval = Duration.ofMillis(200);
         private int claimConcurrency;
+        private TransactionBinding transactionBinding;
         private final List<OperationListener> operationListeners = new ArrayList<>();
 
         private Builder(DataSource dataSource) {
@@ -264,6 +268,21 @@ public interface RowQueues extends AutoCloseable {
         }
 
         /**
+         * Makes operations join the calling thread's current transaction, as a framework manages it, when it has one:
+         * an {@code enqueue} or {@code push} in a transaction then commits or rolls back with the caller's other writes,
+         * as on a handle bound with {@code using(connection)}, and runs in a transaction of its own otherwise. Workers,
+         * table creation and the catalog never join (see {@link TransactionBinding}). Default: none, every operation
+         * runs in its own transaction.
+         *
+         * @param binding asked before each operation for the caller's transaction's connection
+         * @return this builder
+         */
+        public Builder transactionBinding(TransactionBinding binding) {
+            this.transactionBinding = Objects.requireNonNull(binding, "binding");
+            return this;
+        }
+
+        /**
          * Adds a listener told about every operation of this instance's handles (see {@link OperationListener}):
          * metrics such as {@code rowqueue-micrometer}'s. May be called several times; listeners run in registration
          * order. Without one, operations are not timed at all.
@@ -285,7 +304,7 @@ public interface RowQueues extends AutoCloseable {
         public RowQueues build() {
             return DefaultRowQueues.create(new DefaultRowQueues.Settings(dataSource, List.copyOf(dialects),
                     dialectName, Map.copyOf(dialectOptions), createSchema, retryPolicy, maxPayloadLength,
-                    pollInterval, claimConcurrency, List.copyOf(operationListeners)));
+                    pollInterval, claimConcurrency, transactionBinding, List.copyOf(operationListeners)));
         }
     }
 }

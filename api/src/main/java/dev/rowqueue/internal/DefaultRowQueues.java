@@ -18,6 +18,7 @@ import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.DialectProvider;
 import dev.rowqueue.spi.RingTables;
+import dev.rowqueue.spi.TransactionBinding;
 import dev.rowqueue.spi.WakeupSource;
 import dev.rowqueue.spi.WorkTables;
 import org.slf4j.Logger;
@@ -30,16 +31,20 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
 
 /** The {@link RowQueues} implementation. */
 public final class DefaultRowQueues implements RowQueues {
     private static final Logger log = LoggerFactory.getLogger(DefaultRowQueues.class);
 
-    /** What the builder collected; {@code claimConcurrency} 0 and {@code retry} {@code null} mean the dialect's. */
+    /**
+     * What the builder collected; {@code claimConcurrency} 0 and {@code retry} {@code null} mean the dialect's,
+     * {@code transactionBinding} {@code null} none.
+     */
     public record Settings(DataSource dataSource, List<DialectProvider> dialects, String dialectName,
                            Map<String, String> dialectOptions, boolean createSchema, RetryPolicy retry,
                            int maxPayloadLength, Duration pollInterval, int claimConcurrency,
-                           List<OperationListener> operationListeners) {
+                           TransactionBinding transactionBinding, List<OperationListener> operationListeners) {
     }
 
     /**
@@ -51,6 +56,25 @@ public final class DefaultRowQueues implements RowQueues {
         Context bound(Connection connection) {
             return new Context(dialect, new BoundExecutor(connection, dialect), maxPayloadLength, pollInterval,
                     wakeups, ClaimGates.NONE, operations);
+        }
+
+        /** @return this context for work that never joins a caller's transaction (a worker's) */
+        Context own() {
+            return executor instanceof JoiningExecutor j
+                    ? new Context(dialect, j.own(), maxPayloadLength, pollInterval, wakeups, claimGates, operations)
+                    : this;
+        }
+
+        /**
+         * Runs several steps of one operation (a claim through its gate) in the context the calling thread's
+         * operations have now: bound to the caller's transaction when the transaction binding has one (the binding is
+         * asked once), this one otherwise.
+         */
+        <R> R current(String what, Function<Context, R> body) {
+            if (executor instanceof JoiningExecutor j) {
+                return j.withCaller(what, c -> body.apply(c == null ? own() : bound(c)));
+            }
+            return body.apply(this);
         }
     }
 
@@ -86,8 +110,10 @@ public final class DefaultRowQueues implements RowQueues {
         if (s.maxPayloadLength() > 0) {
             max = s.maxPayloadLength();
         }
-        Executor executor = new PooledExecutor(s.dataSource(), dialect,
+        Executor pooled = new PooledExecutor(s.dataSource(), dialect,
                 s.retry() != null ? s.retry() : dialect.defaultRetryPolicy());
+        Executor executor = s.transactionBinding() == null ? pooled
+                : new JoiningExecutor(pooled, s.transactionBinding(), s.dataSource(), dialect);
         WakeupSource wakeups = dialect.wakeupSource(s.dataSource(), s.pollInterval()).orElse(null);
         int claims = s.claimConcurrency() > 0 ? s.claimConcurrency() : dialect.claimConcurrency();
         Context context = new Context(dialect, executor, max, s.pollInterval(), wakeups, new ClaimGates(claims),
@@ -97,7 +123,9 @@ public final class DefaultRowQueues implements RowQueues {
         log.info("rowqueue: {} served by dialect '{}' with {}; claims of one queue at once: {}",
                 dialect, dialect.name(), dialect.capabilities(),
                 claims == Integer.MAX_VALUE ? "no limit" : claims);
-        return new DefaultRowQueues(context, new SchemaManager(dialect, executor, s.createSchema()), info);
+        // tables and the catalog never join a caller's transaction: DDL commits on some databases, and a creation
+        // rolled back with the caller's transaction would be remembered as done
+        return new DefaultRowQueues(context, new SchemaManager(dialect, pooled, s.createSchema()), info);
     }
 
     @Override

@@ -157,7 +157,7 @@ final class DefaultWorkQueue implements WorkQueue {
      * A claim raises the attempts of a job whose previous lease ended without ack. If that exhausted the job's
      * attempts, it is made dead here instead of being delivered once more.
      */
-    private List<Job> buryExhausted(List<Job> claimed) {
+    private List<Job> buryExhausted(DefaultRowQueues.Context ctx, List<Job> claimed) {
         int max = options.maxAttempts();
         if (claimed.stream().noneMatch(j -> j.attempts() >= max)) {
             return claimed;
@@ -173,7 +173,7 @@ final class DefaultWorkQueue implements WorkQueue {
             }
         }
         long[] ids = exhausted.stream().mapToLong(Long::longValue).toArray();
-        context.executor().run("move exhausted jobs of " + name + " to dead letters",
+        ctx.executor().run("move exhausted jobs of " + name + " to dead letters",
                 store.bury(ids, token, "lease expired without ack " + max + " times (consumer crashed or stalled)"));
         return deliver;
     }
@@ -234,17 +234,21 @@ final class DefaultWorkQueue implements WorkQueue {
      * are made dead instead of delivered.
      */
     private WorkStore.AckedAndClaimed claimCombined(long[] ids, long[] tokens, int max) {
-        WorkStore.AckedAndClaimed result = context.claimGates().combined(name,
-                new ClaimGates.Request(ids, tokens, max, leaseMillis()), (allIds, allTokens, n, leaseMs) -> {
-                    long token = newToken();
-                    if (allIds.length == 0) {
-                        return new WorkStore.AckedAndClaimed(Set.of(), context.executor().run("claim from " + name,
-                                store.claim(n, leaseMs, token)));
-                    }
-                    return context.executor().run("ack " + allIds.length + " jobs of " + name + " and claim from "
-                            + name, store.ackAndClaim(allIds, allTokens, n, leaseMs, token));
-                });
-        return new WorkStore.AckedAndClaimed(result.acked(), buryExhausted(result.claimed()));
+        // in a caller's transaction (transaction binding) the claim runs there and passes no gate: it must not carry
+        // other threads' claims
+        return context.current("claim from " + name, ctx -> {
+            WorkStore.AckedAndClaimed result = ctx.claimGates().combined(name,
+                    new ClaimGates.Request(ids, tokens, max, leaseMillis()), (allIds, allTokens, n, leaseMs) -> {
+                        long token = newToken();
+                        if (allIds.length == 0) {
+                            return new WorkStore.AckedAndClaimed(Set.of(), ctx.executor().run("claim from " + name,
+                                    store.claim(n, leaseMs, token)));
+                        }
+                        return ctx.executor().run("ack " + allIds.length + " jobs of " + name + " and claim from "
+                                + name, store.ackAndClaim(allIds, allTokens, n, leaseMs, token));
+                    });
+            return new WorkStore.AckedAndClaimed(result.acked(), buryExhausted(ctx, result.claimed()));
+        });
     }
 
     @Override
@@ -317,8 +321,9 @@ final class DefaultWorkQueue implements WorkQueue {
         String c = Validation.key("cursor", cursor, Dialect.KEY_LENGTH);
         Validation.batch("rotate batch size", max);
         long token = newToken();
-        return buryExhausted(context.claimGates().alone(name, () -> context.executor().run("rotate " + name
-                + " with cursor " + c, store.rotate(c, max, leaseMillis(), token))));
+        return context.current("rotate " + name, ctx -> buryExhausted(ctx, ctx.claimGates().alone(name,
+                () -> ctx.executor().run("rotate " + name + " with cursor " + c,
+                        store.rotate(c, max, leaseMillis(), token)))));
     }
 
     @Override
@@ -413,7 +418,10 @@ final class DefaultWorkQueue implements WorkQueue {
             throw new UnsupportedOperationException("a worker claims on connections of its own; create it from the"
                     + " queue of the RowQueues instance, not from a handle bound with using(connection)");
         }
-        return new DefaultWorker(this, handler, workerOptions, options.leaseDuration(), context.pollInterval(),
+        // a worker's claims, acks, nacks and heartbeats never join a caller's transaction (transaction binding), even
+        // when they run on a thread that has one (a handler's JobContext, a caller's executor)
+        DefaultWorkQueue own = new DefaultWorkQueue(name, options, store, context.own());
+        return new DefaultWorker(own, handler, workerOptions, options.leaseDuration(), context.pollInterval(),
                 context.wakeups());
     }
 

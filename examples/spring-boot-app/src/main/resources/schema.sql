@@ -1,0 +1,6 @@
+CREATE SEQUENCE IF NOT EXISTS order_ids;
+CREATE TABLE IF NOT EXISTS orders (
+    id           BIGINT PRIMARY KEY,
+    customer     VARCHAR(100) NOT NULL,
+    receipt_sent BOOLEAN DEFAULT FALSE NOT NULL
+);

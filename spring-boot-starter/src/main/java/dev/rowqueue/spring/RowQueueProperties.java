@@ -1,0 +1,549 @@
+package dev.rowqueue.spring;
+
+import dev.rowqueue.RetryPolicy;
+import dev.rowqueue.RingStrategy;
+import dev.rowqueue.WorkQueueOptions;
+import dev.rowqueue.WorkerOptions;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The {@code rowqueue.*} configuration properties. Unset values mean rowqueue's own defaults (or the dialect's, where
+ * the API says so).
+ *
+ * <pre>
+ * rowqueue.claim-concurrency=4
+ * rowqueue.work-queues.emails.lease=2m
+ * rowqueue.work-queues.emails.max-attempts=10
+ * rowqueue.work-queues.emails.worker.threads=4
+ * rowqueue.rings.recent_views.capacity=100
+ * rowqueue.health.dead-letter-threshold=0
+ * </pre>
+ *
+ * <p>Queue names are matched case-insensitively, as rowqueue folds them to lower case. In a properties or YAML file a
+ * name is written as is ({@code rowqueue.work-queues.order_events.lease=2m}, or in brackets); environment variables
+ * cannot tell a name's underscores from separators, so set per-queue options in a file.
+ */
+@ConfigurationProperties(prefix = "rowqueue")
+public class RowQueueProperties {
+
+    /** Whether rowqueue is auto-configured at all. */
+    private boolean enabled = true;
+
+    /**
+     * Whether missing tables are created on first use. Turn it off when Flyway or Liquibase manage the schema
+     * (RowQueues#schema() gives the DDL).
+     */
+    private boolean createSchema = true;
+
+    /** At most this many claims of one work queue run at once through this instance. Unset: the dialect's. */
+    private Integer claimConcurrency;
+
+    /** The longest sleep between polls of a blocking claim, on databases that cannot wake a waiting claimer. */
+    private Duration pollInterval = Duration.ofMillis(200);
+
+    /** The longest payload accepted, in characters. Unset: what the dialect's column holds. */
+    private Integer maxPayloadLength;
+
+    /** The dialect to use (for example "h2", "postgresql", "portable") instead of detecting it. */
+    private String dialect;
+
+    /** Dialect-specific options, as the dialect module documents them. */
+    private Map<String, String> dialectOptions = new LinkedHashMap<>();
+
+    /** How transient database failures (deadlocks, serialization failures, lost connections) are retried. */
+    private final Retry retry = new Retry();
+
+    /** Joining Spring-managed transactions. */
+    private final Transactions transactions = new Transactions();
+
+    /** Options of work queues by name, used by ConfiguredQueues and by workers declared as beans. */
+    private Map<String, WorkQueue> workQueues = new LinkedHashMap<>();
+
+    /** Options of ring queues by name, used by ConfiguredQueues#ring(String). */
+    private Map<String, Ring> rings = new LinkedHashMap<>();
+
+    /** Workers declared as WorkerDefinition beans. */
+    private final Workers workers = new Workers();
+
+    /** The rowqueue health indicator. */
+    private final Health health = new Health();
+
+    /** Micrometer meters and job observations, when rowqueue-micrometer and a MeterRegistry are present. */
+    private final Metrics metrics = new Metrics();
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public boolean isCreateSchema() {
+        return createSchema;
+    }
+
+    public void setCreateSchema(boolean createSchema) {
+        this.createSchema = createSchema;
+    }
+
+    public Integer getClaimConcurrency() {
+        return claimConcurrency;
+    }
+
+    public void setClaimConcurrency(Integer claimConcurrency) {
+        this.claimConcurrency = claimConcurrency;
+    }
+
+    public Duration getPollInterval() {
+        return pollInterval;
+    }
+
+    public void setPollInterval(Duration pollInterval) {
+        this.pollInterval = pollInterval;
+    }
+
+    public Integer getMaxPayloadLength() {
+        return maxPayloadLength;
+    }
+
+    public void setMaxPayloadLength(Integer maxPayloadLength) {
+        this.maxPayloadLength = maxPayloadLength;
+    }
+
+    public String getDialect() {
+        return dialect;
+    }
+
+    public void setDialect(String dialect) {
+        this.dialect = dialect;
+    }
+
+    public Map<String, String> getDialectOptions() {
+        return dialectOptions;
+    }
+
+    public void setDialectOptions(Map<String, String> dialectOptions) {
+        this.dialectOptions = dialectOptions;
+    }
+
+    public Retry getRetry() {
+        return retry;
+    }
+
+    public Transactions getTransactions() {
+        return transactions;
+    }
+
+    public Map<String, WorkQueue> getWorkQueues() {
+        return workQueues;
+    }
+
+    public void setWorkQueues(Map<String, WorkQueue> workQueues) {
+        this.workQueues = workQueues;
+    }
+
+    public Map<String, Ring> getRings() {
+        return rings;
+    }
+
+    public void setRings(Map<String, Ring> rings) {
+        this.rings = rings;
+    }
+
+    public Workers getWorkers() {
+        return workers;
+    }
+
+    public Health getHealth() {
+        return health;
+    }
+
+    public Metrics getMetrics() {
+        return metrics;
+    }
+
+    /**
+     * @param name a work queue's name
+     * @return its configured options, or {@code null} if none are configured
+     */
+    WorkQueue workQueue(String name) {
+        return byName(workQueues, name);
+    }
+
+    /**
+     * @param name a ring's name
+     * @return its configured options, or {@code null} if none are configured
+     */
+    Ring ring(String name) {
+        return byName(rings, name);
+    }
+
+    private static <T> T byName(Map<String, T> map, String name) {
+        T exact = map.get(name);
+        if (exact != null) {
+            return exact;
+        }
+        String folded = name.toLowerCase(Locale.ROOT);
+        for (Map.Entry<String, T> e : map.entrySet()) {
+            if (e.getKey().toLowerCase(Locale.ROOT).equals(folded)) {
+                return e.getValue();
+            }
+        }
+        return null;
+    }
+
+    /** {@code rowqueue.retry.*}: how transient failures are retried; unset fields take RetryPolicy's defaults. */
+    public static class Retry {
+
+        /** Attempts per operation, the first included (1: no retry). Unset, with the other two: the dialect's policy. */
+        private Integer maxAttempts;
+
+        /** The backoff before the first retry, doubled per retry. Unset: 5 ms. */
+        private Duration initialBackoff;
+
+        /** The longest backoff between two attempts. Unset: 500 ms. */
+        private Duration maxBackoff;
+
+        public Integer getMaxAttempts() {
+            return maxAttempts;
+        }
+
+        public void setMaxAttempts(Integer maxAttempts) {
+            this.maxAttempts = maxAttempts;
+        }
+
+        public Duration getInitialBackoff() {
+            return initialBackoff;
+        }
+
+        public void setInitialBackoff(Duration initialBackoff) {
+            this.initialBackoff = initialBackoff;
+        }
+
+        public Duration getMaxBackoff() {
+            return maxBackoff;
+        }
+
+        public void setMaxBackoff(Duration maxBackoff) {
+            this.maxBackoff = maxBackoff;
+        }
+
+        /** @return the policy these properties describe, or {@code null} for the dialect's when none is set */
+        RetryPolicy toPolicy() {
+            if (maxAttempts == null && initialBackoff == null && maxBackoff == null) {
+                return null;
+            }
+            RetryPolicy d = RetryPolicy.defaults();
+            return new RetryPolicy(maxAttempts != null ? maxAttempts : d.maxAttempts(),
+                    initialBackoff != null ? initialBackoff : d.initialBackoff(),
+                    maxBackoff != null ? maxBackoff : d.maxBackoff());
+        }
+    }
+
+    /** {@code rowqueue.transactions.*}. */
+    public static class Transactions {
+
+        /**
+         * Whether operations (enqueue, push, increment, ...) called inside a Spring-managed transaction on the
+         * application's DataSource join it, committing or rolling back with it. Outside one they always run in a
+         * transaction of their own. Workers never join.
+         */
+        private boolean join = true;
+
+        public boolean isJoin() {
+            return join;
+        }
+
+        public void setJoin(boolean join) {
+            this.join = join;
+        }
+    }
+
+    /** {@code rowqueue.work-queues.<name>.*}: one work queue's options; unset fields take the API's defaults. */
+    public static class WorkQueue {
+
+        /** Attempts before a job becomes a dead letter. Unset: 5. */
+        private Integer maxAttempts;
+
+        /** How long a claimed job belongs to its consumer before it may be claimed again. Unset: 60 s. */
+        private Duration lease;
+
+        /** The delay before the first retry of a failed job, doubled per failure. Unset: 10 s. */
+        private Duration retryBackoff;
+
+        /** The longest delay before a retry. Unset: 1 h. */
+        private Duration maxRetryDelay;
+
+        /** Options of workers of this queue declared as beans without explicit WorkerOptions. */
+        private final Worker worker = new Worker();
+
+        public Integer getMaxAttempts() {
+            return maxAttempts;
+        }
+
+        public void setMaxAttempts(Integer maxAttempts) {
+            this.maxAttempts = maxAttempts;
+        }
+
+        public Duration getLease() {
+            return lease;
+        }
+
+        public void setLease(Duration lease) {
+            this.lease = lease;
+        }
+
+        public Duration getRetryBackoff() {
+            return retryBackoff;
+        }
+
+        public void setRetryBackoff(Duration retryBackoff) {
+            this.retryBackoff = retryBackoff;
+        }
+
+        public Duration getMaxRetryDelay() {
+            return maxRetryDelay;
+        }
+
+        public void setMaxRetryDelay(Duration maxRetryDelay) {
+            this.maxRetryDelay = maxRetryDelay;
+        }
+
+        public Worker getWorker() {
+            return worker;
+        }
+
+        /**
+         * @param base the options to start from
+         * @return {@code base} with the fields set here
+         */
+        WorkQueueOptions applyTo(WorkQueueOptions base) {
+            WorkQueueOptions o = base;
+            if (maxAttempts != null) {
+                o = o.maxAttempts(maxAttempts);
+            }
+            if (lease != null) {
+                o = o.leaseDuration(lease);
+            }
+            if (retryBackoff != null || maxRetryDelay != null) {
+                o = o.retryBackoff(retryBackoff != null ? retryBackoff : o.retryBackoff(),
+                        maxRetryDelay != null ? maxRetryDelay : o.maxRetryDelay());
+            }
+            return o;
+        }
+    }
+
+    /** {@code rowqueue.work-queues.<name>.worker.*}: unset fields take WorkerOptions' defaults. */
+    public static class Worker {
+
+        /** Handler threads. Unset: the JVM's processors. */
+        private Integer threads;
+
+        /**
+         * The most jobs claimed beyond the free handler threads, 0 to threads. Set alone, a fixed prefetch (no
+         * window). Unset: as many as threads, within the prefetch window.
+         */
+        private Integer prefetch;
+
+        /**
+         * Prefetch only jobs expected to start within this window, at the handler times seen so far (with prefetch
+         * as the most). Unset: WorkerOptions' default (100 ms) unless prefetch is set.
+         */
+        private Duration prefetchWindow;
+
+        /** How often running jobs' leases are extended. Unset: a third of the lease. */
+        private Duration heartbeat;
+
+        /**
+         * How long shutdown waits for running handlers before interrupting them; capped by the shutdown phase's
+         * time (spring.lifecycle.timeout-per-shutdown-phase). Unset: 30 s.
+         */
+        private Duration drainTimeout;
+
+        public Integer getThreads() {
+            return threads;
+        }
+
+        public void setThreads(Integer threads) {
+            this.threads = threads;
+        }
+
+        public Integer getPrefetch() {
+            return prefetch;
+        }
+
+        public void setPrefetch(Integer prefetch) {
+            this.prefetch = prefetch;
+        }
+
+        public Duration getPrefetchWindow() {
+            return prefetchWindow;
+        }
+
+        public void setPrefetchWindow(Duration prefetchWindow) {
+            this.prefetchWindow = prefetchWindow;
+        }
+
+        public Duration getHeartbeat() {
+            return heartbeat;
+        }
+
+        public void setHeartbeat(Duration heartbeat) {
+            this.heartbeat = heartbeat;
+        }
+
+        public Duration getDrainTimeout() {
+            return drainTimeout;
+        }
+
+        public void setDrainTimeout(Duration drainTimeout) {
+            this.drainTimeout = drainTimeout;
+        }
+
+        /**
+         * @param base the options to start from
+         * @return {@code base} with the fields set here
+         */
+        WorkerOptions applyTo(WorkerOptions base) {
+            WorkerOptions o = base;
+            if (threads != null) {
+                o = o.withThreads(threads);
+            }
+            if (prefetch != null) {
+                o = o.withPrefetch(prefetch);
+            }
+            if (prefetchWindow != null) {
+                o = o.withPrefetchWindow(prefetchWindow);
+            }
+            if (heartbeat != null) {
+                o = o.withHeartbeat(heartbeat);
+            }
+            if (drainTimeout != null) {
+                o = o.withDrainTimeout(drainTimeout);
+            }
+            return o;
+        }
+    }
+
+    /** {@code rowqueue.rings.<name>.*}: one ring queue's options. */
+    public static class Ring {
+
+        /** How many entries each group keeps. Required for ConfiguredQueues#ring(String). */
+        private Integer capacity;
+
+        /** How pushes keep the cap. */
+        private RingStrategy strategy = RingStrategy.SAFE;
+
+        public Integer getCapacity() {
+            return capacity;
+        }
+
+        public void setCapacity(Integer capacity) {
+            this.capacity = capacity;
+        }
+
+        public RingStrategy getStrategy() {
+            return strategy;
+        }
+
+        public void setStrategy(RingStrategy strategy) {
+            this.strategy = strategy;
+        }
+    }
+
+    /** {@code rowqueue.workers.*}. */
+    public static class Workers {
+
+        /**
+         * Whether workers declared as beans start with the application context. When false, start them with the
+         * RowQueueWorkers bean's start().
+         */
+        private boolean autoStartup = true;
+
+        public boolean isAutoStartup() {
+            return autoStartup;
+        }
+
+        public void setAutoStartup(boolean autoStartup) {
+            this.autoStartup = autoStartup;
+        }
+    }
+
+    /** {@code rowqueue.metrics.*}: used when rowqueue-micrometer is on the class path and a MeterRegistry exists. */
+    public static class Metrics {
+
+        /** Whether rowqueue's operations and worker beans are metered. */
+        private boolean enabled = true;
+
+        /**
+         * Whether each job a worker bean runs is one Micrometer Observation (rowqueue.job: a span with tracing, a
+         * timer), when an ObservationRegistry exists.
+         */
+        private boolean observeJobs = true;
+
+        /**
+         * Whether the work queues named in rowqueue.work-queues.* and those of worker beans get queue depth gauges
+         * (rowqueue.queue.jobs by state) at start.
+         */
+        private boolean depthGauges = true;
+
+        /** The depth gauges query the database at most once per this interval per queue. */
+        private Duration depthRefresh = Duration.ofSeconds(10);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public boolean isObserveJobs() {
+            return observeJobs;
+        }
+
+        public void setObserveJobs(boolean observeJobs) {
+            this.observeJobs = observeJobs;
+        }
+
+        public boolean isDepthGauges() {
+            return depthGauges;
+        }
+
+        public void setDepthGauges(boolean depthGauges) {
+            this.depthGauges = depthGauges;
+        }
+
+        public Duration getDepthRefresh() {
+            return depthRefresh;
+        }
+
+        public void setDepthRefresh(Duration depthRefresh) {
+            this.depthRefresh = depthRefresh;
+        }
+    }
+
+    /** {@code rowqueue.health.*}. */
+    public static class Health {
+
+        /**
+         * The health indicator reports WARNING (not DOWN) when a work queue holds more dead letters than this.
+         * 0: any dead letter warns.
+         */
+        private long deadLetterThreshold = 0;
+
+        public long getDeadLetterThreshold() {
+            return deadLetterThreshold;
+        }
+
+        public void setDeadLetterThreshold(long deadLetterThreshold) {
+            this.deadLetterThreshold = deadLetterThreshold;
+        }
+    }
+}
