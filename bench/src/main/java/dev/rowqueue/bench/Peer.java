@@ -219,11 +219,16 @@ final class Peer {
             return done.sum();
         }
 
+        /**
+         * Stops the scheduler and drops its table, untimed: the next cell must not pay for this one's cleanup (the
+         * dead rows of its executions, which autovacuum would clean up during that cell).
+         */
         @Override
-        public void close() {
+        public void close() throws SQLException {
             if (scheduler != null) {
                 scheduler.stop();
             }
+            freshTable();
         }
     }
 

@@ -152,11 +152,13 @@ final class Workers {
             return done.sum();
         }
 
+        /** Stops the worker and drops its queue, untimed, so that the next cell does not pay for its cleanup. */
         @Override
         public void close() {
             if (worker != null) {
                 worker.close(Duration.ofSeconds(10));
             }
+            rq.dropQueue(queue.name());
         }
     }
 
