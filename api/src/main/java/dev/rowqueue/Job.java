@@ -14,12 +14,30 @@ import java.util.Objects;
  * @param leaseUntil when this consumer's lease ends; {@code null} on a dead letter
  * @param lastError  the error text of the last nack, or {@code null}
  * @param leaseToken identifies this delivery; acks, nacks and releases must match it. Opaque.
+ * @param key        the job's key ({@link Enqueue#key(String)}), or {@code null}
  */
 public record Job(long id, String payload, int priority, int attempts, Instant enqueuedAt, Instant leaseUntil,
-                  String lastError, long leaseToken) {
+                  String lastError, long leaseToken, String key) {
     /** Validates the components. */
     public Job {
         Objects.requireNonNull(payload, "payload");
         Objects.requireNonNull(enqueuedAt, "enqueuedAt");
+    }
+
+    /**
+     * A job without a key.
+     *
+     * @param id         the job id
+     * @param payload    the enqueued text
+     * @param priority   the enqueued priority
+     * @param attempts   failed attempts before this delivery
+     * @param enqueuedAt when it was enqueued
+     * @param leaseUntil when the lease ends, or {@code null}
+     * @param lastError  the last error, or {@code null}
+     * @param leaseToken the lease token
+     */
+    public Job(long id, String payload, int priority, int attempts, Instant enqueuedAt, Instant leaseUntil,
+               String lastError, long leaseToken) {
+        this(id, payload, priority, attempts, enqueuedAt, leaseUntil, lastError, leaseToken, null);
     }
 }

@@ -22,6 +22,11 @@ public interface JobContext {
         return job().payload();
     }
 
+    /** @return the job's key ({@link Enqueue#key(String)}), or {@code null} */
+    default String key() {
+        return job().key();
+    }
+
     /**
      * @return which attempt this is: 1 for the first delivery, raised by every nack and by every lease that ended
      *         without an ack

@@ -38,6 +38,20 @@ public interface SchemaScripts {
     List<String> workQueue(String name);
 
     /**
+     * The statements that upgrade a work queue created with schema version 1 (before keyed jobs) to the current
+     * version: they add the columns {@code job_key}, {@code unique_key} and {@code key_seq} and their indexes. A
+     * {@code RowQueues} with schema creation on runs them itself when it first opens such a queue; run them yourself
+     * where it is off (then the catalog's {@code schema_version} of the queue is set to 2 on first open), or in a
+     * maintenance window on large tables (index creation takes time, and on some databases blocks writes meanwhile).
+     *
+     * @param name the work queue name
+     * @return the statements, in order
+     */
+    default List<String> workQueueUpgrade(String name) {
+        throw new UnsupportedOperationException(getClass().getName() + " renders no upgrade");
+    }
+
+    /**
      * @param name the counters table name
      * @return its table
      */

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A work queue that many consumers pop concurrently without ever holding the same job at the same time.
@@ -21,6 +22,11 @@ import java.util.List;
  *
  * <p>Acks, nacks and releases carry the lease token of the claim: after a lease has expired and the job was
  * claimed by someone else, the old holder's ack returns {@code false} and changes nothing.
+ *
+ * <p>Jobs may carry a key and a unique key ({@link Enqueue#key(String)}, {@link Enqueue#unique()}): an enqueue naming
+ * the unique key of a live job returns that job's id and writes nothing; a handle with
+ * {@link WorkQueueOptions#maxLeasedPerKey(int)} never has more than that many jobs of one key leased, and one with
+ * {@link WorkQueueOptions#fairClaims(boolean)} takes keys in turns. The database enforces all three, across nodes.
  */
 public interface WorkQueue {
 
@@ -189,6 +195,18 @@ public interface WorkQueue {
 
     /** @return counts of jobs by state */
     QueueStats stats();
+
+    /**
+     * Counts of jobs by state for each {@linkplain Job#key() key}: the keys with the most jobs first. Jobs without a
+     * key are not counted here (see {@link #stats()}). One statement, grouping the whole table: meant for operators
+     * (the CLI's {@code work stats --by-key}), not for a hot path.
+     *
+     * @param limit how many keys at most, 1 to 1,000
+     * @return key to counts, in that order
+     */
+    default Map<String, QueueStats> statsByKey(int limit) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not count jobs by key");
+    }
 
     /**
      * A view of this queue whose operations run on the caller's connection, inside the caller's transaction

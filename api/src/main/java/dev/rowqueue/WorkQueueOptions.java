@@ -14,14 +14,19 @@ import java.util.Objects;
  * @param leaseDuration how long a claimed job stays with its consumer
  * @param retryBackoff  delay before the first retry of {@link WorkQueue#nack(Job)}; doubled on each further attempt
  * @param maxRetryDelay the longest delay {@link WorkQueue#nack(Job)} uses
+ * @param maxLeasedPerKey how many jobs of one {@linkplain Job#key() key} may be leased at once, across every consumer
+ *                        and node; 0 for no limit (see {@link #maxLeasedPerKey(int)})
+ * @param fairClaims      whether claims take turns between keys instead of following priority, due time and id
+ *                        (see {@link #fairClaims(boolean)})
  */
 public record WorkQueueOptions(int maxAttempts, Duration leaseDuration, Duration retryBackoff,
-                               Duration maxRetryDelay) {
+                               Duration maxRetryDelay, int maxLeasedPerKey, boolean fairClaims) {
 
     /**
      * Validates the options.
      *
-     * @throws IllegalArgumentException for maxAttempts below 1, a non-positive lease, or a negative delay
+     * @throws IllegalArgumentException for maxAttempts below 1, a non-positive lease, a negative delay, or a negative
+     *                                  maxLeasedPerKey
      */
     public WorkQueueOptions {
         if (maxAttempts < 1) {
@@ -30,6 +35,22 @@ public record WorkQueueOptions(int maxAttempts, Duration leaseDuration, Duration
         requirePositive(leaseDuration, "leaseDuration");
         requireNotNegative(retryBackoff, "retryBackoff");
         requireNotNegative(maxRetryDelay, "maxRetryDelay");
+        if (maxLeasedPerKey < 0) {
+            throw new IllegalArgumentException("maxLeasedPerKey must be at least 1, or 0 for no limit, got "
+                    + maxLeasedPerKey);
+        }
+    }
+
+    /**
+     * Options without a per-key limit and without fair claims.
+     *
+     * @param maxAttempts   how many failed attempts make a job dead
+     * @param leaseDuration how long a claimed job stays with its consumer
+     * @param retryBackoff  delay before the first retry
+     * @param maxRetryDelay the longest retry delay
+     */
+    public WorkQueueOptions(int maxAttempts, Duration leaseDuration, Duration retryBackoff, Duration maxRetryDelay) {
+        this(maxAttempts, leaseDuration, retryBackoff, maxRetryDelay, 0, false);
     }
 
     /**
@@ -46,7 +67,7 @@ public record WorkQueueOptions(int maxAttempts, Duration leaseDuration, Duration
      * @return a copy with this many attempts
      */
     public WorkQueueOptions maxAttempts(int attempts) {
-        return new WorkQueueOptions(attempts, leaseDuration, retryBackoff, maxRetryDelay);
+        return new WorkQueueOptions(attempts, leaseDuration, retryBackoff, maxRetryDelay, maxLeasedPerKey, fairClaims);
     }
 
     /**
@@ -54,7 +75,7 @@ public record WorkQueueOptions(int maxAttempts, Duration leaseDuration, Duration
      * @return a copy with this lease
      */
     public WorkQueueOptions leaseDuration(Duration lease) {
-        return new WorkQueueOptions(maxAttempts, lease, retryBackoff, maxRetryDelay);
+        return new WorkQueueOptions(maxAttempts, lease, retryBackoff, maxRetryDelay, maxLeasedPerKey, fairClaims);
     }
 
     /**
@@ -63,7 +84,48 @@ public record WorkQueueOptions(int maxAttempts, Duration leaseDuration, Duration
      * @return a copy with this backoff
      */
     public WorkQueueOptions retryBackoff(Duration first, Duration max) {
-        return new WorkQueueOptions(maxAttempts, leaseDuration, first, max);
+        return new WorkQueueOptions(maxAttempts, leaseDuration, first, max, maxLeasedPerKey, fairClaims);
+    }
+
+    /**
+     * Limits how many jobs of one {@linkplain Enqueue#key(String) key} are leased at once: at no moment are more than
+     * {@code n} jobs of one key leased, across every consumer and node that claims with this limit. The database
+     * enforces it inside the claim (claims with a limit take turns on a lock row of the queue, then choose jobs with a
+     * statement that counts each key's leased jobs), not the JVM. A job's lease ends with its ack, nack or release, or
+     * when it runs out; a worker's heartbeats keep it.
+     *
+     * <p>Within one key, the due jobs are handed out in enqueue order, whatever their priority (a job whose lease ran
+     * out, and a retried or revived job once it is due again, keep their place); across keys, by priority, due time
+     * and id (or round-robin with {@link #fairClaims(boolean)}). A job that is not due (delayed, or waiting for its
+     * retry) does not hold its key back. With {@code n = 1} the jobs of one key run one at a time in enqueue order:
+     * per-key FIFO, as ordered processing per customer needs. A batch claim takes at most {@code n} jobs of one key.
+     *
+     * <p>Every consumer of the queue must claim with the same limit: a handle without it claims as if there were none.
+     * {@link WorkQueue#rotate} is refused on a handle with a limit. Jobs without a key are not limited. Costs and
+     * guarantees per database: {@code docs/keyed-jobs.md}.
+     *
+     * @param n at least 1, or 0 for no limit (the default)
+     * @return a copy with this limit
+     */
+    public WorkQueueOptions maxLeasedPerKey(int n) {
+        return new WorkQueueOptions(maxAttempts, leaseDuration, retryBackoff, maxRetryDelay, n, fairClaims);
+    }
+
+    /**
+     * Fair claims take jobs round-robin across {@linkplain Enqueue#key(String) keys} instead of strictly by priority,
+     * due time and id, so a key with a large backlog does not delay keys with a few jobs. Each keyed job gets a round
+     * when it is enqueued: one more than the newest live job of its key, and at least the round the queue's claims
+     * have reached, so a new key joins the current round instead of jumping ahead of everyone. A fair claim takes due
+     * jobs by round, then priority, then id. Jobs without a key are in round 0: fair claims take them first.
+     *
+     * <p>Fairness is an order, not a lock: fair claims run concurrently, skipping each other's rows. Combined with
+     * {@link #maxLeasedPerKey(int)} the limit also holds.
+     *
+     * @param fair whether claims are fair
+     * @return a copy with this setting
+     */
+    public WorkQueueOptions fairClaims(boolean fair) {
+        return new WorkQueueOptions(maxAttempts, leaseDuration, retryBackoff, maxRetryDelay, maxLeasedPerKey, fair);
     }
 
     /**

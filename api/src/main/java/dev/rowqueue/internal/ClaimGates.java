@@ -38,7 +38,10 @@ final class ClaimGates {
     /** No limit: claims on a caller's connection, or {@code claimConcurrency(Integer.MAX_VALUE)}. */
     static final ClaimGates NONE = new ClaimGates(Integer.MAX_VALUE);
 
-    /** Runs one combined claim: acks (possibly none), then at most {@code max} jobs with the given token. */
+    /**
+     * Runs one combined claim: acks (possibly none), then at most {@code max} jobs with the given token, under the
+     * claim rule of the request that runs it (requests ride along only with requests of the same rule).
+     */
     interface Claimer {
         /**
          * @param ids     jobs to ack, possibly none
@@ -56,6 +59,8 @@ final class ClaimGates {
         private final long[] tokens;
         private final int max;
         private final long leaseMs;
+        private final Object rule;
+        private final boolean serial;
         private boolean taken;
         private boolean done;
         /** Given back once after a retryable failure of a batch it rode in; the next failure is its own. */
@@ -71,17 +76,38 @@ final class ClaimGates {
          * @param leaseMs the lease
          */
         Request(long[] ids, long[] tokens, int max, long leaseMs) {
+            this(ids, tokens, max, leaseMs, null, false);
+        }
+
+        /**
+         * @param ids     jobs to ack
+         * @param tokens  their lease tokens
+         * @param max     jobs wanted
+         * @param leaseMs the lease
+         * @param rule    how the claim treats keys ({@code equals} decides who rides along); {@code null} for none
+         * @param serial  whether the database runs such claims of the queue one at a time anyway (a per-key limit's
+         *                gate): they then pass a gate of one permit of their own, so that the claims waiting for it
+         *                ride along with the one that runs instead of waiting in the database one after another
+         */
+        Request(long[] ids, long[] tokens, int max, long leaseMs, Object rule, boolean serial) {
             this.ids = ids;
             this.tokens = tokens;
             this.max = max;
             this.leaseMs = leaseMs;
+            this.rule = rule;
+            this.serial = serial;
         }
     }
 
     /** A queue's gate: the claims running and the requests waiting, guarded by the gate's monitor. */
     private static final class Gate {
         private final ArrayDeque<Request> waiting = new ArrayDeque<>();
+        private final int permits;
         private int running;
+
+        private Gate(int permits) {
+            this.permits = permits;
+        }
     }
 
     private final int permits;
@@ -110,10 +136,10 @@ final class ClaimGates {
         if (permits == Integer.MAX_VALUE) {
             return claim.get();
         }
-        Gate gate = gate(queue);
+        Gate gate = gate(queue, false);
         synchronized (gate) {
             try {
-                while (gate.running >= permits) {
+                while (gate.running >= gate.permits) {
                     gate.wait();
                 }
             } catch (InterruptedException e) {
@@ -141,14 +167,14 @@ final class ClaimGates {
         if (permits == Integer.MAX_VALUE) {
             return claimer.run(request.ids, request.tokens, request.max, request.leaseMs);
         }
-        Gate gate = gate(queue);
+        Gate gate = gate(queue, request.serial);
         Batch batch;
         boolean interrupted = false;
         synchronized (gate) {
             gate.waiting.addLast(request);
             while (true) {
                 try {
-                    while (!request.taken && (gate.running >= permits || gate.waiting.peekFirst() != request)) {
+                    while (!request.taken && (gate.running >= gate.permits || gate.waiting.peekFirst() != request)) {
                         gate.wait();
                     }
                 } catch (InterruptedException e) {
@@ -173,7 +199,7 @@ final class ClaimGates {
             }
             gate.running++;
             batch = take(gate, request);
-            if (gate.running < permits && !gate.waiting.isEmpty()) {
+            if (gate.running < gate.permits && !gate.waiting.isEmpty()) {
                 gate.notifyAll(); // a permit is left for the request that is first now
             }
         }
@@ -188,8 +214,14 @@ final class ClaimGates {
         return outcome(request);
     }
 
-    private Gate gate(String queue) {
-        return gates.computeIfAbsent(queue, q -> new Gate());
+    /**
+     * @param queue  the work queue
+     * @param serial whether for claims the database serializes anyway: a gate of its own with one permit
+     * @return the gate
+     */
+    private Gate gate(String queue, boolean serial) {
+        return serial ? gates.computeIfAbsent(queue + "\u0000serial", q -> new Gate(1))
+                : gates.computeIfAbsent(queue, q -> new Gate(permits));
     }
 
     /** A running claim ends: its permit goes to the next waiting request. */
@@ -225,17 +257,19 @@ final class ClaimGates {
         private final List<Request> requests = new ArrayList<>();
         private final Set<Long> acking = new HashSet<>();
         private final long leaseMs;
+        private final Object rule;
         private int jobs;
         private int acks;
 
         private Batch(Request first) {
             leaseMs = first.leaseMs;
+            rule = first.rule;
             add(first);
         }
 
-        /** Same lease, within {@link Validation#MAX_BATCH} jobs and acks, and no job acked twice. */
+        /** Same lease and rule, within {@link Validation#MAX_BATCH} jobs and acks, and no job acked twice. */
         private boolean fits(Request r) {
-            if (r.leaseMs != leaseMs || jobs + r.max > Validation.MAX_BATCH
+            if (r.leaseMs != leaseMs || !java.util.Objects.equals(r.rule, rule) || jobs + r.max > Validation.MAX_BATCH
                     || acks + r.ids.length > Validation.MAX_BATCH) {
                 return false;
             }

@@ -42,6 +42,11 @@ public final class DefaultSchemaScripts implements SchemaScripts {
     }
 
     @Override
+    public List<String> workQueueUpgrade(String name) {
+        return dialect.workUpgradeDdl(WorkTables.of(Validation.queueName(name)));
+    }
+
+    @Override
     public List<String> restartJobIds(String name, long nextId) {
         if (nextId < 1) {
             throw new IllegalArgumentException("nextId must be at least 1, got " + nextId);

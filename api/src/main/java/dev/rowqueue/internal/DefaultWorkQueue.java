@@ -11,6 +11,7 @@ import dev.rowqueue.WorkQueue;
 import dev.rowqueue.Worker;
 import dev.rowqueue.WorkerOptions;
 import dev.rowqueue.WorkQueueOptions;
+import dev.rowqueue.spi.ClaimRule;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.WakeupSource;
 import dev.rowqueue.spi.WorkStore;
@@ -23,6 +24,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -38,12 +40,15 @@ final class DefaultWorkQueue implements WorkQueue {
     private final WorkQueueOptions options;
     private final WorkStore store;
     private final DefaultRowQueues.Context context;
+    private final ClaimRule rule;
 
     DefaultWorkQueue(String name, WorkQueueOptions options, WorkStore store, DefaultRowQueues.Context context) {
         this.name = name;
         this.options = options;
         this.store = store;
         this.context = context;
+        this.rule = options.maxLeasedPerKey() == 0 && !options.fairClaims() ? ClaimRule.PLAIN
+                : new ClaimRule(options.maxLeasedPerKey(), options.fairClaims());
     }
 
     @Override
@@ -72,7 +77,15 @@ final class DefaultWorkQueue implements WorkQueue {
         Objects.requireNonNull(how, "how");
         Validation.payload(payload, context.maxPayloadLength());
         long delay = Validation.notNegative("delay", how.delay());
-        return context.executor().run("enqueue into " + name, store.enqueue(List.of(payload), how.priority(), delay))[0];
+        return context.executor().run("enqueue into " + name, enqueue(List.of(payload), how, delay))[0];
+    }
+
+    /** The store's enqueue, with the keys of {@code how} (validated by {@link Enqueue}) where it has any. */
+    private dev.rowqueue.spi.SqlOp<long[]> enqueue(List<String> payloads, Enqueue how, long delay) {
+        if (how.key() == null && how.uniqueKey() == null) {
+            return store.enqueue(payloads, how.priority(), delay);
+        }
+        return store.enqueue(payloads, how.priority(), delay, how.key(), how.uniqueKey());
     }
 
     @Override
@@ -86,7 +99,12 @@ final class DefaultWorkQueue implements WorkQueue {
         Objects.requireNonNull(how, "how");
         List<String> checked = Validation.payloads(payloads, context.maxPayloadLength());
         long delay = Validation.notNegative("delay", how.delay());
-        long[] ids = context.executor().run("enqueue into " + name, store.enqueue(checked, how.priority(), delay));
+        if (how.uniqueKey() != null && checked.size() > 1) {
+            throw new IllegalArgumentException("a unique key names one job, but " + checked.size() + " payloads were"
+                    + " given with unique key '" + how.uniqueKey() + "'; enqueue them one by one with their own unique"
+                    + " keys; nothing was written");
+        }
+        long[] ids = context.executor().run("enqueue into " + name, enqueue(checked, how, delay));
         List<Long> result = new ArrayList<>(ids.length);
         for (long id : ids) {
             result.add(id);
@@ -237,15 +255,17 @@ final class DefaultWorkQueue implements WorkQueue {
         // in a caller's transaction (transaction binding) the claim runs there and passes no gate: it must not carry
         // other threads' claims
         return context.current("claim from " + name, ctx -> {
-            WorkStore.AckedAndClaimed result = ctx.claimGates().combined(name,
-                    new ClaimGates.Request(ids, tokens, max, leaseMillis()), (allIds, allTokens, n, leaseMs) -> {
+            // claims under a per-key limit take turns in the database: one at a time here too, the others riding along
+            ClaimGates.Request request = new ClaimGates.Request(ids, tokens, max, leaseMillis(), rule, rule.limited());
+            WorkStore.AckedAndClaimed result = ctx.claimGates().combined(name, request,
+                    (allIds, allTokens, n, leaseMs) -> {
                         long token = newToken();
                         if (allIds.length == 0) {
                             return new WorkStore.AckedAndClaimed(Set.of(), ctx.executor().run("claim from " + name,
-                                    store.claim(n, leaseMs, token)));
+                                    store.claim(n, leaseMs, token, rule)));
                         }
                         return ctx.executor().run("ack " + allIds.length + " jobs of " + name + " and claim from "
-                                + name, store.ackAndClaim(allIds, allTokens, n, leaseMs, token));
+                                + name, store.ackAndClaim(allIds, allTokens, n, leaseMs, token, rule));
                     });
             return new WorkStore.AckedAndClaimed(result.acked(), buryExhausted(ctx, result.claimed()));
         });
@@ -312,13 +332,18 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public List<Job> rotate(String cursor, int max) {
+        if (options.maxLeasedPerKey() > 0) {
+            throw new IllegalStateException("rotate does not apply a per-key limit; this handle of " + name
+                    + " claims with maxLeasedPerKey(" + options.maxLeasedPerKey() + "), so it cannot rotate");
+        }
+        String c = Validation.cursor(cursor, Dialect.KEY_LENGTH);
         Operations ops = context.operations();
-        return ops == null ? rotateNow(cursor, max)
-                : ops.run(name, Operation.ROTATE, () -> rotateNow(cursor, max), Operations.SIZE);
+        return ops == null ? rotateNow(c, max)
+                : ops.run(name, Operation.ROTATE, () -> rotateNow(c, max), Operations.SIZE);
     }
 
     private List<Job> rotateNow(String cursor, int max) {
-        String c = Validation.key("cursor", cursor, Dialect.KEY_LENGTH);
+        String c = cursor;
         Validation.batch("rotate batch size", max);
         long token = newToken();
         return context.current("rotate " + name, ctx -> buryExhausted(ctx, ctx.claimGates().alone(name,
@@ -376,6 +401,12 @@ final class DefaultWorkQueue implements WorkQueue {
 
     private QueueStats statsNow() {
         return context.executor().run("count jobs of " + name, store.stats());
+    }
+
+    @Override
+    public Map<String, QueueStats> statsByKey(int limit) {
+        Validation.batch("key limit", limit);
+        return context.executor().run("count jobs of " + name + " by key", store.statsByKey(limit));
     }
 
     /** @return the queue's tables */

@@ -42,13 +42,15 @@ import java.util.regex.Pattern;
  */
 final class SchemaManager {
     private static final Logger log = LoggerFactory.getLogger(SchemaManager.class);
-    static final int SCHEMA_VERSION = 1;
+    static final int SCHEMA_VERSION = dev.rowqueue.spi.Schema.VERSION;
 
     private static final String CATALOG_COLUMNS = "queue_name, kind, capacity, strategy, schema_version, created_ms";
     private static final String ENTRY_COLUMNS = "grp, slot, seq, payload, pushed_ms";
     private static final String HEAD_COLUMNS = "grp, last_seq";
     private static final String JOB_COLUMNS =
             "id, payload, prio, state, due_ms, attempts, lease_token, enqueued_ms, last_error";
+    /** The job columns schema version 2 added. */
+    private static final String KEY_COLUMNS = "job_key, unique_key, key_seq";
     private static final String CURSOR_COLUMNS = "cursor_name, last_id";
     private static final String COUNTER_COLUMNS = "counter_key, counter_value";
     /** What a DDL statement creates, when it is a table or an index: its kind and name. */
@@ -121,7 +123,7 @@ final class SchemaManager {
             }
             case WORK -> {
                 WorkTables t = WorkTables.of(name);
-                probes.put(t.jobs(), JOB_COLUMNS);
+                probes.put(t.jobs(), JOB_COLUMNS + ", " + KEY_COLUMNS);
                 probes.put(t.cursors(), CURSOR_COLUMNS);
             }
             case COUNTERS -> probes.put(CounterTable.of(name).table(), COUNTER_COLUMNS);
@@ -146,10 +148,89 @@ final class SchemaManager {
             checkCollisions(catalog, d);
         }
         List<DdlFailure> failures = create ? createAll(ddl(d)) : List.of();
+        if (existing.isPresent() && d.kind() == QueueKind.WORK) {
+            upgradeWorkQueue(d.name());
+        }
         probeAll(probes(d.name(), d.kind()), failures);
         QueueInfo info = existing.orElseGet(() -> register(d));
         ensured.put(d.name(), info);
         return info;
+    }
+
+    /**
+     * Brings a work queue of an older schema version to {@link #SCHEMA_VERSION}: version 1 had no key columns.
+     * Reads the version the catalog records; below 2, looks for the key columns, and where they are missing and schema
+     * creation is on, runs {@link Dialect#workUpgradeDdl} (each statement may fail because another node ran it first:
+     * the columns are looked for again afterwards), then records version 2. With schema creation off, a queue
+     * without the columns fails with the statements to run.
+     */
+    private void upgradeWorkQueue(String name) {
+        if (catalogVersion(name) >= SCHEMA_VERSION) {
+            return;
+        }
+        WorkTables t = WorkTables.of(name);
+        boolean present = hasColumns(t.jobs(), KEY_COLUMNS);
+        if (!present && !create) {
+            throw new SchemaException("work queue '" + name + "' was created with schema version "
+                    + catalogVersion(name) + ", without the key columns (" + KEY_COLUMNS + "), and schema creation is"
+                    + " off; run RowQueues.schema().workQueueUpgrade(\"" + name + "\") (rowqueue schema upgrade "
+                    + name + ") first: " + String.join("; ", dialect.workUpgradeDdl(t)), null);
+        }
+        List<DdlFailure> failures = new ArrayList<>();
+        if (!present) {
+            log.info("rowqueue: upgrading work queue '{}' to schema version {} (keyed jobs): adding columns {} and"
+                    + " their indexes", name, SCHEMA_VERSION, KEY_COLUMNS);
+            failures = createAll(dialect.workUpgradeDdl(t));
+        }
+        if (!hasColumns(t.jobs(), KEY_COLUMNS)) {
+            SchemaException e = new SchemaException("work queue '" + name + "' could not be upgraded to schema"
+                    + " version " + SCHEMA_VERSION + ": its table " + t.jobs() + " still lacks " + KEY_COLUMNS, null);
+            failures.forEach(f -> e.addSuppressed(f.error()));
+            throw e;
+        }
+        for (DdlFailure f : failures) {
+            if (WARNED.add(f.ddl())) {
+                log.warn("rowqueue: an upgrade statement failed ({}): {}; the key columns exist (another node may have"
+                        + " run it first), but check that its index exists (logged once per statement)", f.ddl(),
+                        Errors.describe(f.error()));
+            }
+        }
+        Sql bump = Sql.of("UPDATE " + Dialect.CATALOG_TABLE + " SET schema_version = :version WHERE queue_name = :name"
+                + " AND schema_version < :version");
+        executor.run("record schema version of " + name, SqlOp.statement(c -> {
+            try (PreparedStatement ps = bump.prepare(c)) {
+                dialect.bind(bump, ps).setInt("version", SCHEMA_VERSION).set("name", name).done();
+                return ps.executeUpdate();
+            }
+        }));
+    }
+
+    /** @return the schema version the catalog records for a queue, or {@link #SCHEMA_VERSION} if it has no row */
+    int catalogVersion(String name) {
+        Sql sql = Sql.of("SELECT schema_version FROM " + Dialect.CATALOG_TABLE + " WHERE queue_name = :name");
+        return executor.run("read the schema version of " + name, SqlOp.read(c -> {
+            try (PreparedStatement ps = sql.prepare(c)) {
+                dialect.bind(sql, ps).set("name", name).done();
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? rs.getInt(1) : SCHEMA_VERSION;
+                }
+            }
+        }));
+    }
+
+    /** @return whether a statement selecting the columns from the table succeeds */
+    private boolean hasColumns(String table, String columns) {
+        String sql = dialect.probe(table, columns);
+        try {
+            executor.run("check columns of " + table, SqlOp.read(c -> {
+                try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+                    return rs.next();
+                }
+            }));
+            return true;
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     private static void check(QueueInfo q, Definition d) {

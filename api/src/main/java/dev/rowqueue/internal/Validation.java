@@ -114,6 +114,23 @@ public final class Validation {
     }
 
     /**
+     * Checks a rotation cursor name: a {@link #key}, not of the prefix rowqueue keeps for its own rows
+     * ({@link dev.rowqueue.spi.WorkTables#RESERVED_CURSOR_PREFIX}).
+     *
+     * @param value the cursor name
+     * @param max   its longest length
+     * @return the value
+     */
+    public static String cursor(String value, int max) {
+        key("cursor", value, max);
+        if (value.startsWith(dev.rowqueue.spi.WorkTables.RESERVED_CURSOR_PREFIX)) {
+            throw new IllegalArgumentException("cursor names starting with '"
+                    + dev.rowqueue.spi.WorkTables.RESERVED_CURSOR_PREFIX + "' are reserved for rowqueue");
+        }
+        return value;
+    }
+
+    /**
      * Checks a payload.
      *
      * @param value the payload

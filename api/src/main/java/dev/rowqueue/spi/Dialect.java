@@ -211,6 +211,18 @@ public abstract class Dialect {
     }
 
     /**
+     * Reads a key column by its label with this dialect's {@link #keyCodec()}.
+     *
+     * @param rs     a result set on a row
+     * @param column the column's label
+     * @return the key, or {@code null}
+     * @throws SQLException from the driver
+     */
+    public final String readKey(java.sql.ResultSet rs, String column) throws SQLException {
+        return keyCodec().read(rs, column);
+    }
+
+    /**
      * How keys are stored: as they are ({@link KeyCodec#TEXT}, the default), or in a form that a database comparing
      * text blank-padded or without case keeps apart.
      *
@@ -258,7 +270,8 @@ public abstract class Dialect {
      */
     protected String column(Schema.Column c) {
         String type = columnTypes().render(c.type(), lengthOf(c.type(), c.length()));
-        return c.name() + " " + type + (c.notNull() && c.type() != Schema.Type.IDENTITY ? " NOT NULL" : "");
+        return c.name() + " " + type + (c.defaultValue() == null ? "" : " DEFAULT " + c.defaultValue())
+                + (c.notNull() && c.type() != Schema.Type.IDENTITY ? " NOT NULL" : "");
     }
 
     /** @return whether {@code CREATE TABLE/INDEX IF NOT EXISTS} is available */
@@ -319,8 +332,35 @@ public abstract class Dialect {
      */
     protected String createIndex(Schema.Table t, Schema.Index i) {
         return "CREATE " + (i.unique() ? "UNIQUE " : "") + "INDEX " + (supportsIfNotExists() ? "IF NOT EXISTS " : "")
-                + i.name() + " ON " + t.name() + " (" + String.join(", ", i.columns()) + ")"
-                + (i.where() == null ? "" : " WHERE " + i.where());
+                + i.name() + " ON " + t.name() + " (" + String.join(", ", i.columns()) + ")" + indexCondition(i);
+    }
+
+    /**
+     * @param i an index
+     * @return its {@code WHERE} clause, or "": its own condition, and, for a {@linkplain Schema.Index#keyed() keyed}
+     *         index where {@link #partialIndexes()}, that its first column is not NULL
+     */
+    protected final String indexCondition(Schema.Index i) {
+        List<String> conditions = new ArrayList<>();
+        if (i.where() != null) {
+            conditions.add(i.where());
+        }
+        if (i.keyed() && partialIndexes()) {
+            conditions.add(i.columns().get(0).replace(" DESC", "") + " IS NOT NULL");
+        }
+        return conditions.isEmpty() ? "" : " WHERE " + String.join(" AND ", conditions);
+    }
+
+    /**
+     * Whether {@code CREATE INDEX ... WHERE} (partial indexes) exists. Where it does, {@linkplain Schema.Index#keyed()
+     * keyed} indexes leave out rows without a key, so queues that use no keys pay nothing for them. Elsewhere they are
+     * full indexes, and a unique one relies on NULLs not conflicting (SQL's rule, which every supported database but
+     * Db2 follows in unique indexes; Db2 says {@code EXCLUDE NULL KEYS}).
+     *
+     * @return {@code false} (the portable default)
+     */
+    public boolean partialIndexes() {
+        return false;
     }
 
     /**
@@ -372,10 +412,71 @@ public abstract class Dialect {
 
     /**
      * @param t the work queue's tables
-     * @return its DDL: {@link Schema#jobs} and {@link Schema#cursors}
+     * @return its DDL: {@link Schema#jobs} with {@link #workIndexes} and {@link Schema#cursors}
      */
     public List<String> workDdl(WorkTables t) {
-        return create(Schema.jobs(t), Schema.cursors(t));
+        return create(Schema.jobs(t).withIndexes(workIndexes(t)), Schema.cursors(t));
+    }
+
+    /**
+     * The DDL of a work queue as a schema version created it: the current one, or version 1 (without the key
+     * columns and their indexes), which is what {@link #workUpgradeDdl} upgrades; for tests of that upgrade.
+     *
+     * @param t       the work queue's tables
+     * @param version 1 or {@value Schema#VERSION}
+     * @return the DDL
+     */
+    public List<String> workDdl(WorkTables t, int version) {
+        if (version == Schema.VERSION) {
+            return workDdl(t);
+        }
+        if (version != 1) {
+            throw new IllegalArgumentException("no work queue DDL of schema version " + version);
+        }
+        List<String> added = Schema.keyIndexes(t).stream().map(Schema.Index::name).toList();
+        List<Schema.Index> v1 = workIndexes(t).stream().filter(i -> !added.contains(i.name())).toList();
+        return create(Schema.jobsVersion1(t).withIndexes(v1), Schema.cursors(t));
+    }
+
+    /**
+     * @param t the work queue's tables
+     * @return the indexes of its jobs table; {@link Schema#jobs}'s by default
+     */
+    protected List<Schema.Index> workIndexes(WorkTables t) {
+        return Schema.jobs(t).indexes();
+    }
+
+    /**
+     * The statements that upgrade a work queue's tables from schema version 1 to {@value Schema#VERSION}: add the
+     * {@linkplain Schema#keyColumns() key columns} ({@link #addColumn}), then create the {@linkplain Schema#keyIndexes
+     * key indexes} (as {@link #workIndexes} renders them). Run in order; each may fail because another node ran it
+     * first, so the caller checks the result instead of the statements.
+     *
+     * @param t the work queue's tables
+     * @return the statements
+     */
+    public List<String> workUpgradeDdl(WorkTables t) {
+        List<String> ddl = new ArrayList<>();
+        Schema.Table jobs = Schema.jobs(t).withIndexes(workIndexes(t));
+        for (Schema.Column c : Schema.keyColumns()) {
+            ddl.add(addColumn(jobs, c));
+        }
+        List<String> added = Schema.keyIndexes(t).stream().map(Schema.Index::name).toList();
+        for (Schema.Index i : jobs.indexes()) {
+            if (added.contains(i.name())) {
+                ddl.add(createIndex(jobs, i));
+            }
+        }
+        return List.copyOf(ddl);
+    }
+
+    /**
+     * @param t a table
+     * @param c a column to add to it
+     * @return SQL:2003's {@code ALTER TABLE t ADD COLUMN <column definition>}
+     */
+    protected String addColumn(Schema.Table t, Schema.Column c) {
+        return "ALTER TABLE " + t.name() + " ADD COLUMN " + column(c);
     }
 
     /**

@@ -20,7 +20,8 @@ import java.util.OptionalLong;
 public final class Jdbc {
 
     /** The columns {@link #job(ResultSet)} reads, in a select list. */
-    public static final String JOB_COLUMNS = "id, payload, prio, attempts, enqueued_ms, due_ms, last_error, lease_token";
+    public static final String JOB_COLUMNS =
+            "id, payload, prio, attempts, enqueued_ms, due_ms, last_error, lease_token, job_key";
     /** The columns {@link #entry(ResultSet)} reads, in a select list. */
     public static final String ENTRY_COLUMNS = "seq, payload, pushed_ms";
 
@@ -30,17 +31,18 @@ public final class Jdbc {
     /**
      * Maps a row selected with {@link #JOB_COLUMNS}.
      *
-     * @param rs a result set on a row
+     * @param rs      a result set on a row
+     * @param dialect reads the key column ({@link Dialect#readKey})
      * @return the job; a job without lease token has no lease end
      * @throws SQLException from the driver
      */
-    public static Job job(ResultSet rs) throws SQLException {
+    public static Job job(ResultSet rs, Dialect dialect) throws SQLException {
         long token = rs.getLong("lease_token");
         boolean leased = !rs.wasNull();
         return new Job(rs.getLong("id"), text(rs.getString("payload")), rs.getInt("prio"), rs.getInt("attempts"),
                 Instant.ofEpochMilli(rs.getLong("enqueued_ms")),
                 leased ? Instant.ofEpochMilli(rs.getLong("due_ms")) : null, rs.getString("last_error"),
-                leased ? token : 0L);
+                leased ? token : 0L, dialect.readKey(rs, "job_key"));
     }
 
     /**
@@ -68,12 +70,13 @@ public final class Jdbc {
     /**
      * Reads every job of an executed query.
      *
-     * @param ps a prepared, bound query selecting {@link #JOB_COLUMNS}
+     * @param ps      a prepared, bound query selecting {@link #JOB_COLUMNS}
+     * @param dialect reads the key column
      * @return the jobs in result order
      * @throws SQLException from the driver
      */
-    public static List<Job> jobs(PreparedStatement ps) throws SQLException {
-        return all(ps, Jdbc::job);
+    public static List<Job> jobs(PreparedStatement ps, Dialect dialect) throws SQLException {
+        return all(ps, rs -> job(rs, dialect));
     }
 
     /**
@@ -148,8 +151,6 @@ public final class Jdbc {
         Savepoint sp = connection.setSavepoint();
         try {
             insert.run();
-            releaseQuietly(connection, sp);
-            return true;
         } catch (SQLException e) {
             if (dialect.classify(e) != SqlErrorKind.DUPLICATE_KEY) {
                 throw e;
@@ -157,13 +158,29 @@ public final class Jdbc {
             connection.rollback(sp);
             return false;
         }
+        release(connection, dialect, sp);
+        return true;
     }
 
-    private static void releaseQuietly(Connection connection, Savepoint sp) {
+    /**
+     * Releases a savepoint. A driver that cannot release one is ignored (the savepoint ends with the transaction
+     * anyway), but not a failure that tells the transaction is gone: on MariaDB Galera a transaction that lost
+     * certification to another node's write fails on its next statement, whatever it is, and when that statement is
+     * this release, swallowing the error made the caller commit an empty transaction and report an insert that never
+     * happened (a unique enqueue returned the id of a job that did not exist).
+     */
+    private static void release(Connection connection, Dialect dialect, Savepoint sp) throws SQLException {
         try {
             connection.releaseSavepoint(sp);
-        } catch (SQLException | UnsupportedOperationException ignored) {
-            // some drivers do not support releasing; the savepoint ends with the transaction anyway
+        } catch (java.sql.SQLFeatureNotSupportedException | UnsupportedOperationException e) {
+            // the driver cannot release savepoints
+        } catch (SQLException e) {
+            SqlErrorKind kind = dialect.classify(e);
+            if (kind == SqlErrorKind.ROLLED_BACK || kind == SqlErrorKind.LOCK_TIMEOUT
+                    || kind == SqlErrorKind.CONNECTION) {
+                throw e;
+            }
+            // another refusal to release: the savepoint ends with the transaction anyway
         }
     }
 

@@ -7,7 +7,7 @@ import java.sql.Types;
 import java.util.Set;
 
 /**
- * How keys (ring groups, counter keys, rotation cursor names) are bound and read. Most databases store a key as
+ * How keys (ring groups, counter keys, rotation cursor names, job keys and unique keys) are bound and read. Most databases store a key as
  * it is ({@link #TEXT}). A database that would make two different keys one, by comparing text blank-padded
  * ({@code 'a' = 'a '}) or ignoring case, stores a form that keeps them apart; {@link Dialect#bind} applies the codec
  * to the parameters named in {@link #PARAMETERS}, and {@link Dialect#readKey} to key columns read back.
@@ -15,7 +15,7 @@ import java.util.Set;
 public interface KeyCodec {
 
     /** The names of key parameters in the stores' statements. */
-    Set<String> PARAMETERS = Set.of("grp", "key", "cursor");
+    Set<String> PARAMETERS = Set.of("grp", "key", "cursor", "ukey");
 
     /** Keys stored as they are: {@code setString} and {@code getString}. */
     KeyCodec TEXT = new KeyCodec() {
@@ -30,6 +30,11 @@ public interface KeyCodec {
 
         @Override
         public String read(ResultSet rs, int column) throws SQLException {
+            return rs.getString(column);
+        }
+
+        @Override
+        public String read(ResultSet rs, String column) throws SQLException {
             return rs.getString(column);
         }
 
@@ -54,4 +59,14 @@ public interface KeyCodec {
      * @throws SQLException from the driver
      */
     String read(ResultSet rs, int column) throws SQLException;
+
+    /**
+     * @param rs     a result set on a row
+     * @param column a key column's label
+     * @return the key, or {@code null}
+     * @throws SQLException from the driver
+     */
+    default String read(ResultSet rs, String column) throws SQLException {
+        return read(rs, rs.findColumn(column));
+    }
 }

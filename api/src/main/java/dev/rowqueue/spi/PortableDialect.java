@@ -92,14 +92,21 @@ public final class PortableDialect extends Dialect {
         return features.ifNotExists();
     }
 
-    /** Without descending index columns, the claim index is ascending (claims then sort their candidates). */
+    /**
+     * Without descending index columns, the claim index is ascending (claims then sort their candidates). Where a
+     * unique index would allow only one NULL ({@link PortableFeatures#uniqueIndexNulls()} false: Derby), a unique
+     * {@linkplain Schema.Index#keyed() keyed} index is a UNIQUE constraint instead, which SQL lets hold any number of
+     * NULLs.
+     */
     @Override
     protected String createIndex(Schema.Table t, Schema.Index i) {
-        if (features.descendingIndexes()) {
-            return super.createIndex(t, i);
+        Schema.Index index = features.descendingIndexes() ? i : new Schema.Index(i.name(),
+                i.columns().stream().map(c -> c.replace(" DESC", "")).toList(), i.unique(), i.where(), i.keyed());
+        if (index.unique() && index.keyed() && !features.uniqueIndexNulls()) {
+            return "ALTER TABLE " + t.name() + " ADD CONSTRAINT " + index.name() + " UNIQUE ("
+                    + String.join(", ", index.columns()) + ")";
         }
-        return super.createIndex(t, new Schema.Index(i.name(),
-                i.columns().stream().map(c -> c.replace(" DESC", "")).toList(), i.unique(), i.where()));
+        return super.createIndex(t, index);
     }
 
     @Override
@@ -194,6 +201,12 @@ public final class PortableDialect extends Dialect {
 
         @Override
         public String read(ResultSet rs, int column) throws SQLException {
+            String stored = rs.getString(column);
+            return stored == null ? null : decode.apply(stored);
+        }
+
+        @Override
+        public String read(ResultSet rs, String column) throws SQLException {
             String stored = rs.getString(column);
             return stored == null ? null : decode.apply(stored);
         }

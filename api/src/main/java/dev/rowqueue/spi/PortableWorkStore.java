@@ -21,6 +21,15 @@ final class PortableWorkStore extends StandardWorkStore {
         writeFirst = Sql.of("UPDATE " + t.jobs() + " SET attempts = attempts WHERE id = -1");
     }
 
+    /** Keyed enqueues and claims write first too (a claim with a per-key limit writes its gate next anyway). */
+    @Override
+    protected void beforeKeyedReads(Connection c) throws SQLException {
+        try (PreparedStatement ps = writeFirst.prepare(c)) {
+            dialect.bind(writeFirst, ps).done();
+            ps.executeUpdate();
+        }
+    }
+
     @Override
     protected List<Long> candidates(Connection c, Candidates kind, int n, long last) throws SQLException {
         if (kind == Candidates.CLAIM) { // rotation locks its cursor's row first

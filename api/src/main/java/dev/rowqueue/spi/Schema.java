@@ -12,6 +12,12 @@ import java.util.Objects;
  */
 public final class Schema {
 
+    /**
+     * The schema version the catalog records for queues created now: 2 since keyed jobs ({@link #keyColumns()});
+     * work queues of version 1 are upgraded on first use ({@link Dialect#workUpgradeDdl}).
+     */
+    public static final int VERSION = 2;
+
     private Schema() {
     }
 
@@ -44,12 +50,28 @@ public final class Schema {
      * @param notNull  whether NOT NULL
      * @param computed whether SQL computes its values ({@code x = x + ?}), so a database whose 64-bit type is wider
      *                 than Java's {@code long} must check the range
+     * @param defaultValue an SQL literal for the column's default, or {@code null} for none: a column added to an
+     *                 existing table ({@link Dialect#workUpgradeDdl}) gets its value in existing rows from it, and
+     *                 writers that do not know the column (an older rowqueue on the same table) leave it to it
      */
-    public record Column(String name, Type type, int length, boolean notNull, boolean computed) {
+    public record Column(String name, Type type, int length, boolean notNull, boolean computed, String defaultValue) {
         /** Validates. */
         public Column {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(type, "type");
+        }
+
+        /**
+         * A column without a default.
+         *
+         * @param name     its name
+         * @param type     its logical type
+         * @param length   its length, for {@link Type#LABEL}
+         * @param notNull  whether NOT NULL
+         * @param computed whether SQL computes its values
+         */
+        public Column(String name, Type type, int length, boolean notNull, boolean computed) {
+            this(name, type, length, notNull, computed, null);
         }
 
         static Column of(String name, Type type) {
@@ -67,6 +89,10 @@ public final class Schema {
         static Column label(String name, int length, boolean notNull) {
             return new Column(name, Type.LABEL, length, notNull, false);
         }
+
+        static Column withDefault(String name, Type type, String defaultValue) {
+            return new Column(name, type, 0, true, false, defaultValue);
+        }
     }
 
     /**
@@ -76,12 +102,27 @@ public final class Schema {
      * @param columns its columns in order, each possibly followed by {@code DESC}
      * @param unique  whether unique
      * @param where   a partial index's condition, or {@code null}
+     * @param keyed   whether only rows whose first column is not NULL matter: a unique index then allows any number of
+     *                NULLs, and a dialect with partial indexes ({@link Dialect#partialIndexes()}) indexes only the
+     *                other rows
      */
-    public record Index(String name, List<String> columns, boolean unique, String where) {
+    public record Index(String name, List<String> columns, boolean unique, String where, boolean keyed) {
         /** Validates and copies. */
         public Index {
             Objects.requireNonNull(name, "name");
             columns = List.copyOf(columns);
+        }
+
+        /**
+         * An index that is not {@code keyed}.
+         *
+         * @param name    its name
+         * @param columns its columns
+         * @param unique  whether unique
+         * @param where   a partial index's condition, or {@code null}
+         */
+        public Index(String name, List<String> columns, boolean unique, String where) {
+            this(name, columns, unique, where, false);
         }
 
         /**
@@ -99,7 +140,14 @@ public final class Schema {
          * @return this index, partial on the condition
          */
         public Index where(String condition) {
-            return new Index(name, columns, unique, condition);
+            return new Index(name, columns, unique, condition, keyed);
+        }
+
+        /**
+         * @return this index for rows whose first column is not NULL only (see {@code keyed})
+         */
+        public Index forKeys() {
+            return new Index(name, columns, unique, where, true);
         }
     }
 
@@ -180,10 +228,30 @@ public final class Schema {
     }
 
     /**
+     * The jobs table (schema version {@value #VERSION}): the columns of version 1, then
+     * {@link #keyColumns the key columns}; the claim index on {@code (state, prio DESC, due_ms, id)}, then
+     * {@link #keyIndexes the key indexes}.
+     *
      * @param t a work queue's tables
-     * @return its jobs, with the claim index on {@code (state, prio DESC, due_ms, id)}
+     * @return its jobs
      */
     public static Table jobs(WorkTables t) {
+        Table v1 = jobsVersion1(t);
+        List<Column> columns = new ArrayList<>(v1.columns());
+        columns.addAll(keyColumns());
+        List<Index> indexes = new ArrayList<>(v1.indexes());
+        indexes.addAll(keyIndexes(t));
+        return new Table(v1.name(), columns, v1.primaryKey(), indexes, v1.checks());
+    }
+
+    /**
+     * The jobs table of schema version 1, before keys: kept to describe what {@link Dialect#workUpgradeDdl} upgrades,
+     * and for tests of that upgrade.
+     *
+     * @param t a work queue's tables
+     * @return its jobs as version 1 created them
+     */
+    public static Table jobsVersion1(WorkTables t) {
         return new Table(t.jobs(), List.of(
                 Column.of("id", Type.IDENTITY),
                 Column.of("payload", Type.PAYLOAD),
@@ -196,6 +264,45 @@ public final class Schema {
                 Column.nullable("last_error", Type.ERROR_TEXT)),
                 List.of("id"),
                 List.of(Index.on(t.claimIndex(), false, "state", "prio DESC", "due_ms", "id")), List.of());
+    }
+
+    /**
+     * The columns schema version 2 added to the jobs table (keyed jobs):
+     * <ul>
+     *   <li>{@code job_key}: the job's key, or NULL;</li>
+     *   <li>{@code unique_key}: the job's unique key while the job is live (ready, scheduled or leased); NULL for a job
+     *       without one and for a dead job;</li>
+     *   <li>{@code key_seq}: the job's round among its key's jobs ({@code 0} for a job without a key): one more than
+     *       the newest live job of the key when it was enqueued, and at least the lowest round of the queue's due
+     *       jobs. Fair claims go by it; within a key it is the enqueue order.</li>
+     * </ul>
+     *
+     * @return the columns
+     */
+    public static List<Column> keyColumns() {
+        return List.of(Column.nullable("job_key", Type.KEY), Column.nullable("unique_key", Type.KEY),
+                Column.withDefault("key_seq", Type.INT64, "0"));
+    }
+
+    /**
+     * The indexes schema version 2 added to the jobs table:
+     * <ul>
+     *   <li>{@link WorkTables#uniqueIndex()}, unique on {@code unique_key} of the rows that have one: at most one live
+     *       job per unique key;</li>
+     *   <li>{@link WorkTables#keyIndex()} on {@code (job_key, state, key_seq, id)}: a key's jobs in enqueue order (which
+     *       job is next for its key, and the key's newest round);</li>
+     *   <li>{@link WorkTables#leaseIndex()} on {@code (job_key, lease_token)}: a key's leased jobs;</li>
+     *   <li>{@link WorkTables#fairIndex()} on {@code (state, key_seq, prio DESC, id)}: the order of fair claims.</li>
+     * </ul>
+     *
+     * @param t a work queue's tables
+     * @return the indexes
+     */
+    public static List<Index> keyIndexes(WorkTables t) {
+        return List.of(Index.on(t.uniqueIndex(), true, "unique_key").forKeys(),
+                Index.on(t.keyIndex(), false, "job_key", "state", "key_seq", "id").forKeys(),
+                Index.on(t.leaseIndex(), false, "job_key", "lease_token").forKeys(),
+                Index.on(t.fairIndex(), false, "state", "key_seq", "prio DESC", "id"));
     }
 
     /**

@@ -11,10 +11,12 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The portable work queue. A claim selects candidate ids in claim order, then leases them with a conditional
@@ -46,6 +48,9 @@ public class StandardWorkStore implements WorkStore {
     protected static boolean anotherRound(int round, int claimed) {
         return round < (claimed == 0 ? EMPTY_CLAIM_ROUNDS : CLAIM_ROUNDS);
     }
+
+    /** How many times an enqueue with a unique key inserts after the live job that held the key ended meanwhile. */
+    protected static final int UNIQUE_ATTEMPTS = 16;
 
     /** Which candidates a claim or rotation looks for. */
     protected enum Candidates {
@@ -111,6 +116,12 @@ public class StandardWorkStore implements WorkStore {
     private final Sql reviveAll;
     private final Sql purge;
     private final Sql stats;
+    private final Sql statsByKey;
+    private final Sql insertKeyed;
+    private final Sql keyRound;
+    private final Sql liveUnique;
+    private final Sql gateBump;
+    private final Map<ClaimRule, Sql> keyedCandidates = new ConcurrentHashMap<>();
 
     /**
      * @param dialect the dialect
@@ -145,13 +156,15 @@ public class StandardWorkStore implements WorkStore {
         String mine = " WHERE id = :id AND lease_token = :token AND " + byId.live();
         String update = byId.update();
         ack = Sql.of(byId.delete() + mine);
-        // State is assigned before attempts: MySQL evaluates single-table SET clauses left to right.
+        // State and unique_key are assigned before attempts: MySQL evaluates single-table SET clauses left to right.
         nack = Sql.of(update + " SET state = CASE WHEN attempts + 1 >= :max THEN " + WorkTables.DEAD
-                + " ELSE " + WorkTables.LIVE + " END, attempts = attempts + 1, due_ms = " + now
+                + " ELSE " + WorkTables.LIVE + " END, unique_key = CASE WHEN attempts + 1 >= :max THEN NULL ELSE"
+                + " unique_key END, attempts = attempts + 1, due_ms = " + now
                 + " + :delay, last_error = :error, lease_token = NULL" + mine);
         release = Sql.of(update + " SET due_ms = " + now + ", lease_token = NULL" + mine);
         extend = Sql.of(update + " SET due_ms = " + now + " + :lease" + mine);
-        bury = Sql.of(update + " SET state = " + WorkTables.DEAD + ", last_error = :error, lease_token = NULL" + mine);
+        bury = Sql.of(update + " SET state = " + WorkTables.DEAD + ", unique_key = NULL, last_error = :error,"
+                + " lease_token = NULL" + mine);
         this.dead = Sql.of("SELECT " + Jdbc.JOB_COLUMNS + " FROM " + t.jobs() + " WHERE " + dead + " ORDER BY id"
                 + dialect.limit("n"));
         String revive = "UPDATE " + t.jobs() + " SET state = " + WorkTables.LIVE + ", attempts = 0, due_ms = " + now
@@ -164,6 +177,20 @@ public class StandardWorkStore implements WorkStore {
                 + " SUM(CASE WHEN " + live + " AND due_ms > " + now + " AND lease_token IS NULL THEN 1 ELSE 0 END),"
                 + " SUM(CASE WHEN " + live + " AND due_ms > " + now + " AND lease_token IS NOT NULL THEN 1 ELSE 0 END),"
                 + " SUM(CASE WHEN " + dead + " THEN 1 ELSE 0 END) FROM " + t.jobs());
+        statsByKey = Sql.of("SELECT job_key,"
+                + " SUM(CASE WHEN " + live + " AND due_ms <= " + now + " THEN 1 ELSE 0 END),"
+                + " SUM(CASE WHEN " + live + " AND due_ms > " + now + " AND lease_token IS NULL THEN 1 ELSE 0 END),"
+                + " SUM(CASE WHEN " + live + " AND due_ms > " + now + " AND lease_token IS NOT NULL THEN 1 ELSE 0 END),"
+                + " SUM(CASE WHEN " + dead + " THEN 1 ELSE 0 END) FROM " + t.jobs() + " WHERE job_key IS NOT NULL"
+                + " GROUP BY job_key ORDER BY COUNT(*) DESC, job_key" + dialect.limit("n"));
+        insertKeyed = Sql.of("INSERT INTO " + t.jobs() + " (payload, prio, state, due_ms, attempts, enqueued_ms,"
+                + " job_key, unique_key, key_seq) VALUES (:payload, :prio, " + WorkTables.LIVE + ", " + now
+                + " + :delay, 0, " + now + ", :key, :ukey, :seq)");
+        keyRound = Sql.of("SELECT 1 AS part, MAX(key_seq) AS key_seq FROM " + t.jobs() + " WHERE job_key = :key AND "
+                + live + " UNION ALL SELECT 2, MIN(key_seq) FROM " + t.jobs() + " WHERE " + live
+                + " AND key_seq > 0 AND due_ms <= " + now);
+        liveUnique = Sql.of("SELECT id FROM " + t.jobs() + " WHERE unique_key = :ukey AND " + live);
+        gateBump = Sql.of("UPDATE " + t.cursors() + " SET last_id = last_id + 1 WHERE cursor_name = :cursor");
     }
 
     @Override
@@ -203,6 +230,378 @@ public class StandardWorkStore implements WorkStore {
                 }
             }
             return claimed;
+        });
+    }
+
+    // ---------------------------------------------------------------- keys
+
+    /**
+     * Inserts each job with its key and its round ({@link #keyRound}); with a unique key, first looks for the live
+     * job holding it, and inserts only if there is none, under a savepoint: a producer that loses the race (a
+     * unique-key violation: a concurrent producer's job committed first, or is about to, and the insert waited for
+     * it) rolls back to the savepoint and reads the winner's id, or, if that job already ended, inserts again.
+     */
+    @Override
+    public SqlOp<long[]> enqueue(List<String> payloads, int priority, long delayMs, String key, String uniqueKey) {
+        if (key == null && uniqueKey == null) {
+            return enqueue(payloads, priority, delayMs);
+        }
+        if (uniqueKey != null && payloads.size() != 1) {
+            throw new IllegalArgumentException("a unique key names one job; got " + payloads.size() + " payloads");
+        }
+        return SqlOp.transaction(c -> {
+            beforeKeyedReads(c);
+            if (uniqueKey != null) {
+                OptionalLong holder = liveUnique(c, uniqueKey);
+                if (holder.isPresent()) {
+                    return new long[] {holder.getAsLong()};
+                }
+            }
+            long round = key == null ? 0 : keyRound(c, key);
+            long[] ids = new long[payloads.size()];
+            if (uniqueKey == null) {
+                for (int i = 0; i < ids.length; i++) {
+                    ids[i] = insertKeyed(c, payloads.get(i), priority, delayMs, key, null, round + i);
+                }
+                return ids;
+            }
+            for (int attempt = 0; attempt < UNIQUE_ATTEMPTS; attempt++) {
+                long[] inserted = new long[1];
+                if (Jdbc.insertUnlessExists(c, dialect, () -> inserted[0] = insertKeyed(c, payloads.get(0), priority,
+                        delayMs, key, uniqueKey, round))) {
+                    return inserted;
+                }
+                OptionalLong holder = liveUnique(c, uniqueKey);
+                if (holder.isPresent()) {
+                    return new long[] {holder.getAsLong()};
+                }
+            }
+            throw new SQLException("the live job holding unique key '" + uniqueKey + "' of " + t.jobs()
+                    + " ended " + UNIQUE_ATTEMPTS + " times between an insert that found it and the read of its id");
+        });
+    }
+
+    /**
+     * Runs first in the transaction of a keyed enqueue or claim; nothing by default. A store whose database must take
+     * its write lock before the transaction reads (the portable dialect on SQLite) writes here.
+     *
+     * @param c a connection in a transaction
+     * @throws SQLException from the driver
+     */
+    protected void beforeKeyedReads(Connection c) throws SQLException {
+    }
+
+    /**
+     * @param c         a connection in a transaction
+     * @param uniqueKey a unique key
+     * @return the id of the live job holding it, if any
+     * @throws SQLException from the driver
+     */
+    protected OptionalLong liveUnique(Connection c, String uniqueKey) throws SQLException {
+        try (PreparedStatement ps = liveUnique.prepare(c)) {
+            dialect.bind(liveUnique, ps).set("ukey", uniqueKey).done();
+            return Jdbc.firstLong(ps);
+        }
+    }
+
+    /**
+     * The round of a new job of a key ({@code key_seq}): one more than the newest live job of the key, and at least
+     * the lowest round of the queue's due keyed jobs, so a key that was idle joins the round the queue is in. Both
+     * are index lookups ({@link WorkTables#keyIndex()}, {@link WorkTables#fairIndex()}). Concurrent producers of one
+     * key may get the same round; fair claims then take the lower id first.
+     *
+     * @param c   a connection
+     * @param key the job key
+     * @return the round, at least 1
+     * @throws SQLException from the driver
+     */
+    protected long keyRound(Connection c, String key) throws SQLException {
+        long newest = 0;
+        long current = 1;
+        try (PreparedStatement ps = keyRound.prepare(c)) {
+            dialect.bind(keyRound, ps).set("key", key).done();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    long v = rs.getLong(2);
+                    if (rs.wasNull()) {
+                        continue;
+                    }
+                    if (rs.getInt(1) == 1) {
+                        newest = v;
+                    } else {
+                        current = Math.max(1, v);
+                    }
+                }
+            }
+        }
+        return Math.max(newest + 1, current);
+    }
+
+    /**
+     * Inserts one job with its key columns.
+     *
+     * @param c         a connection
+     * @param payload   the payload
+     * @param priority  the priority
+     * @param delayMs   the delay
+     * @param key       the job key, or {@code null}
+     * @param uniqueKey the unique key, or {@code null}
+     * @param round     {@code key_seq}
+     * @return the new id
+     * @throws SQLException from the driver, a unique-key violation included
+     */
+    protected long insertKeyed(Connection c, String payload, int priority, long delayMs, String key, String uniqueKey,
+                               long round) throws SQLException {
+        try (PreparedStatement ps = insertKeyed.prepare(c, dialect.generatedKeyColumn())) {
+            dialect.bind(insertKeyed, ps).set("payload", payload).setInt("prio", priority).set("delay", delayMs)
+                    .set("key", key).set("ukey", uniqueKey).set("seq", round).done();
+            ps.executeUpdate();
+            try (ResultSet keys = ps.getGeneratedKeys()) {
+                if (!keys.next()) {
+                    throw new SQLException("the driver returned no generated id for " + t.jobs());
+                }
+                return keys.getLong(1);
+            }
+        }
+    }
+
+    /**
+     * A claim under a rule, in one transaction: with a per-key limit, the claim gate first ({@link #lockGate}), then
+     * rounds of {@link #keyedCandidates} leased with {@link #leaseAndRead} ({@link #keyedRounds}).
+     */
+    @Override
+    public SqlOp<List<Job>> claim(int max, long leaseMs, long token, ClaimRule rule) {
+        if (rule.plain()) {
+            return claim(max, leaseMs, token);
+        }
+        return SqlOp.transaction(c -> {
+            beforeKeyedReads(c);
+            if (rule.limited()) {
+                lockGate(c);
+            }
+            return keyedRounds(c, max, leaseMs, token, rule);
+        });
+    }
+
+    /** The claim gate, then the acks, then the claim's rounds, in one transaction. */
+    @Override
+    public SqlOp<AckedAndClaimed> ackAndClaim(long[] ids, long[] tokens, int max, long leaseMs, long token,
+                                              ClaimRule rule) {
+        if (rule.plain()) {
+            return ackAndClaim(ids, tokens, max, leaseMs, token);
+        }
+        return SqlOp.transaction(c -> {
+            beforeKeyedReads(c);
+            if (rule.limited()) {
+                lockGate(c);
+            }
+            Set<Long> acked = new HashSet<>();
+            for (int i = 0; i < ids.length; i++) {
+                if (ack(ids[i], tokens[i]).run(c)) {
+                    acked.add(ids[i]);
+                }
+            }
+            return new AckedAndClaimed(acked, keyedRounds(c, max, leaseMs, token, rule));
+        });
+    }
+
+    /**
+     * Locks the queue's claim gate, the row {@link WorkTables#CLAIM_GATE} of the cursors table, until the transaction
+     * ends, creating it if missing. Claims with a per-key limit take it first, so they run one at a time per queue,
+     * across every node: each one's counts of leased jobs, read after it holds the gate, include every lease of the
+     * claims before it. The statement changes the row ({@code last_id + 1}), so that databases that order only
+     * writes (Galera certifies write sets, not row locks) order the gate too.
+     *
+     * @param c a connection in a transaction
+     * @throws SQLException from the driver
+     */
+    protected void lockGate(Connection c) throws SQLException {
+        lockGate(c, WorkTables.CLAIM_GATE);
+    }
+
+    /**
+     * Bumps a gate row of the cursors table ({@code last_id + 1}), creating it if missing: the row is locked until the
+     * transaction ends, and the write is certified where only writes are ordered across nodes.
+     *
+     * @param c    a connection in a transaction
+     * @param name the gate's cursor name ({@link WorkTables#CLAIM_GATE})
+     * @throws SQLException from the driver
+     */
+    protected final void lockGate(Connection c, String name) throws SQLException {
+        for (int attempt = 0; attempt < 3; attempt++) {
+            int locked;
+            try (PreparedStatement ps = gateBump.prepare(c)) {
+                dialect.bind(gateBump, ps).set("cursor", name).done();
+                locked = ps.executeUpdate();
+            }
+            if (locked == 1) {
+                return;
+            }
+            Jdbc.insertUnlessExists(c, dialect, () -> {
+                try (PreparedStatement ps = cursorInsert.prepare(c)) {
+                    dialect.bind(cursorInsert, ps).set("cursor", name).done();
+                    ps.executeUpdate();
+                }
+            });
+        }
+        throw new IllegalStateException("the gate " + name + " of " + t.cursors() + " cannot be created");
+    }
+
+    /**
+     * Claims in rounds: each round leases the {@link #keyedCandidates} it finds, at most one job per key under a
+     * per-key limit. With a limit of 1 one round is enough (every key it took is full), unless it lost candidates to
+     * other consumers; with a higher limit the next round takes each key's next job, until a round finds nothing.
+     *
+     * @param c       a connection in a transaction (holding the gate under a per-key limit)
+     * @param max     the most jobs
+     * @param leaseMs the lease
+     * @param token   the lease token
+     * @param rule    the rule
+     * @return the jobs, round by round, each round in its claim order
+     * @throws SQLException from the driver
+     */
+    protected List<Job> keyedRounds(Connection c, int max, long leaseMs, long token, ClaimRule rule)
+            throws SQLException {
+        List<Job> claimed = new ArrayList<>();
+        int lost = 0;
+        while (claimed.size() < max) {
+            List<Long> ids = keyedCandidates(c, rule, max - claimed.size());
+            if (ids.isEmpty()) {
+                break;
+            }
+            List<Job> leased = leaseAndRead(c, ids, leaseMs, token);
+            claimed.addAll(leased);
+            if (leased.size() < ids.size()) {
+                if (!anotherRound(++lost, claimed.size())) {
+                    break;
+                }
+            } else if (rule.maxLeasedPerKey() <= 1) {
+                break; // got every candidate, and no key may have a second job: nothing more to find
+            }
+        }
+        return claimed;
+    }
+
+    /**
+     * Finds up to {@code n} candidates of a claim under a rule ({@link #keyedCandidatesSql}), locking them where the
+     * dialect's {@link #keyedLocking} does.
+     *
+     * @param c    a connection in a transaction
+     * @param rule the rule
+     * @param n    the most ids
+     * @return ids in claim order
+     * @throws SQLException from the driver
+     */
+    protected List<Long> keyedCandidates(Connection c, ClaimRule rule, int n) throws SQLException {
+        Sql sql = keyedCandidates.computeIfAbsent(rule, r -> Sql.of(keyedCandidatesSql(r, keyedLocking("n"))));
+        try (PreparedStatement ps = sql.prepare(c)) {
+            Sql.Binder b = dialect.bind(sql, ps).limit("n", n);
+            if (sql.has("per_key")) {
+                b.setInt("per_key", rule.maxLeasedPerKey());
+            }
+            b.done();
+            return Jdbc.longs(ps);
+        }
+    }
+
+    /**
+     * The clauses after {@code ORDER BY} of {@link #keyedCandidatesSql}: the dialect's {@link Dialect#lockingLimit}
+     * by default. A database whose locking reads would lock (and skip) the rows the query's subqueries count must
+     * return its plain {@link Dialect#limit} here: the lease's conditional update then settles races.
+     *
+     * @param parameter the row limit parameter
+     * @return the clauses
+     */
+    protected String keyedLocking(String parameter) {
+        return dialect.lockingLimit(parameter);
+    }
+
+    /**
+     * The candidates of a claim under a rule: due jobs, and, under a per-key limit, only a key's next job (none of the
+     * key's due jobs comes before it in the key's order, {@code key_seq} then id) and only while the key has fewer
+     * than the limit leased (a lease that has not run out). Jobs without a key are not limited. Ordered by round,
+     * priority and id for fair claims, else by priority, due time and id. The leased jobs are counted with a scalar
+     * subquery, not {@code NOT EXISTS}: a planner may run an {@code EXISTS} once for all rows (PostgreSQL's hashed
+     * subplan, a scan of every leased job of the table), where a count per candidate is an index range on
+     * {@code (job_key, lease_token)} of a few rows. The count comes first: most candidates a claim passes over
+     * belong to keys at their limit, and it rules them out with one short lookup.
+     *
+     * <pre>{@code
+     * SELECT j.id FROM <jobs> j WHERE j.state = 0 AND j.due_ms <= <now>
+     *   AND (j.job_key IS NULL OR (
+     *     (SELECT COUNT(*) FROM <jobs> l WHERE l.job_key = j.job_key AND l.lease_token IS NOT NULL
+     *      AND l.state = 0 AND l.due_ms > <now>) < :per_key
+     *     AND NOT EXISTS (SELECT 1 FROM <jobs> o WHERE o.job_key = j.job_key AND o.state = 0 AND o.due_ms <= <now>
+     *                     AND (o.key_seq < j.key_seq OR (o.key_seq = j.key_seq AND o.id < j.id)))))
+     * ORDER BY j.prio DESC, j.due_ms, j.id                                -- fair: j.key_seq, j.prio DESC, j.id
+     * <locking limit :n>
+     * }</pre>
+     *
+     * @param rule    the rule, not plain
+     * @param locking the clauses after ORDER BY
+     * @return the query
+     */
+    protected String keyedCandidatesSql(ClaimRule rule, String locking) {
+        return "SELECT j.id FROM " + t.jobs() + " j WHERE j.state = " + WorkTables.LIVE + " AND j.due_ms <= " + now
+                + keyedCondition(rule, alias -> "") + keyedOrder(rule) + locking;
+    }
+
+    /**
+     * The per-key part of {@link #keyedCandidatesSql}'s condition, on a candidate aliased {@code j}: empty without a
+     * per-key limit.
+     *
+     * @param rule  the rule
+     * @param extra a further condition on the rows the subqueries look at, by their alias ({@code o}: the key's due
+     *              jobs, {@code l}: its leased jobs), e.g. to leave out jobs the same statement acks; "" for none
+     * @return {@code " AND (j.job_key IS NULL OR (...))"}, or ""
+     */
+    protected String keyedCondition(ClaimRule rule, java.util.function.UnaryOperator<String> extra) {
+        if (!rule.limited()) {
+            return "";
+        }
+        String jobs = t.jobs();
+        String live = " = " + WorkTables.LIVE;
+        return " AND (j.job_key IS NULL OR ((SELECT COUNT(*) FROM " + jobs + " l WHERE l.job_key = j.job_key AND"
+                + " l.lease_token IS NOT NULL AND l.state" + live + " AND l.due_ms > " + now + extra.apply("l")
+                + ") < :per_key AND NOT EXISTS (SELECT 1 FROM " + jobs + " o WHERE o.job_key = j.job_key AND o.state"
+                + live + " AND o.due_ms <= " + now + " AND " + before("o", "j") + extra.apply("o") + ")))";
+    }
+
+    /**
+     * @param o the alias of a key's job
+     * @param j the alias of the candidate
+     * @return the condition that {@code o} comes before {@code j} in the key's order ({@code key_seq}, then id);
+     *         SQL-92's form by default, a dialect with row value comparisons that its indexes serve may use those
+     */
+    protected String before(String o, String j) {
+        return "(" + o + ".key_seq < " + j + ".key_seq OR (" + o + ".key_seq = " + j + ".key_seq AND " + o + ".id < "
+                + j + ".id))";
+    }
+
+    /**
+     * @param rule the rule
+     * @return the candidates' {@code ORDER BY}, on alias {@code j}: by round, priority and id for fair claims, else by
+     *         priority, due time and id. A dialect whose planner walks an index in order only when the ORDER BY names
+     *         its leading columns too overrides this.
+     */
+    protected String keyedOrder(ClaimRule rule) {
+        return rule.fair() ? " ORDER BY j.key_seq, j.prio DESC, j.id" : " ORDER BY j.prio DESC, j.due_ms, j.id";
+    }
+
+    @Override
+    public SqlOp<Map<String, QueueStats>> statsByKey(int limit) {
+        return SqlOp.read(c -> {
+            Map<String, QueueStats> byKey = new LinkedHashMap<>();
+            try (PreparedStatement ps = statsByKey.prepare(c)) {
+                dialect.bind(statsByKey, ps).limit("n", limit).done();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        byKey.put(dialect.readKey(rs, 1), new QueueStats(rs.getLong(2), rs.getLong(3), rs.getLong(4),
+                                rs.getLong(5)));
+                    }
+                }
+            }
+            return byKey;
         });
     }
 
@@ -331,7 +730,7 @@ public class StandardWorkStore implements WorkStore {
                 + ") AND lease_token = :token");
         try (PreparedStatement ps = read.prepare(c)) {
             Jdbc.bindList(dialect.bind(read, ps).set("token", token), "id", ids).done();
-            return inOrder(Jdbc.jobs(ps), ids);
+            return inOrder(Jdbc.jobs(ps, dialect), ids);
         }
     }
 
@@ -359,12 +758,13 @@ public class StandardWorkStore implements WorkStore {
      */
     protected record Claimed(Job job, long dueBefore) {
         /**
-         * @param rs a row with the columns {@link Jdbc#job} reads and {@code claimed_due}
+         * @param rs      a row with the columns {@link Jdbc#job} reads and {@code claimed_due}
+         * @param dialect reads the key column
          * @return the job and its due time before the lease
          * @throws SQLException from the driver
          */
-        public static Claimed of(ResultSet rs) throws SQLException {
-            return new Claimed(Jdbc.job(rs), rs.getLong("claimed_due"));
+        public static Claimed of(ResultSet rs, Dialect dialect) throws SQLException {
+            return new Claimed(Jdbc.job(rs, dialect), rs.getLong("claimed_due"));
         }
     }
 
@@ -387,7 +787,7 @@ public class StandardWorkStore implements WorkStore {
             dialect.bind(claim, ps).setInt("n", max).set("token", token).set("lease", leaseMs).done();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    claimed.add(Claimed.of(rs));
+                    claimed.add(Claimed.of(rs, dialect));
                 }
             }
         }
@@ -507,7 +907,7 @@ public class StandardWorkStore implements WorkStore {
         return SqlOp.read(c -> {
             try (PreparedStatement ps = dead.prepare(c)) {
                 dialect.bind(dead, ps).limit("n", limit).done();
-                return Jdbc.jobs(ps);
+                return Jdbc.jobs(ps, dialect);
             }
         });
     }

@@ -5,6 +5,7 @@ import dev.rowqueue.QueueStats;
 
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 
@@ -20,6 +21,71 @@ public interface WorkStore {
      * @return the new ids, ascending, in payload order
      */
     SqlOp<long[]> enqueue(List<String> payloads, int priority, long delayMs);
+
+    /**
+     * Enqueues jobs with a key or a unique key (or both). With a unique key ({@code payloads} then holds one payload):
+     * if a live job holds that unique key, nothing is written and its id is returned; else the job is inserted, and a
+     * producer that loses the race for the key to a concurrent one (a unique-key violation) finds and returns the
+     * winner's job, or, if that job already ended, inserts again.
+     *
+     * @param payloads  at least one; exactly one with a unique key
+     * @param priority  higher first
+     * @param delayMs   zero or more
+     * @param key       the jobs' key, or {@code null}
+     * @param uniqueKey the job's unique key, or {@code null}
+     * @return the new ids, ascending, in payload order; or the id of the live job that holds the unique key
+     */
+    default SqlOp<long[]> enqueue(List<String> payloads, int priority, long delayMs, String key, String uniqueKey) {
+        if (key == null && uniqueKey == null) {
+            return enqueue(payloads, priority, delayMs);
+        }
+        throw new UnsupportedOperationException(getClass().getName() + " does not store job keys");
+    }
+
+    /**
+     * A claim under a {@link ClaimRule}; a {@linkplain ClaimRule#plain() plain} rule is {@link #claim(int, long,
+     * long)}. With a per-key limit, never leases a job of a key that has {@code maxLeasedPerKey} leased jobs, nor more
+     * than that many of one key in all; with fairness, takes jobs by round.
+     *
+     * @param max     at least 1
+     * @param leaseMs the lease length
+     * @param token   the lease token to set
+     * @param rule    how keys count
+     * @return the leased jobs, in claim order
+     */
+    default SqlOp<List<Job>> claim(int max, long leaseMs, long token, ClaimRule rule) {
+        if (rule.plain()) {
+            return claim(max, leaseMs, token);
+        }
+        throw new UnsupportedOperationException(getClass().getName() + " does not claim by key");
+    }
+
+    /**
+     * {@link #ackAndClaim(long[], long[], int, long, long)} with a claim under a {@link ClaimRule}.
+     *
+     * @param ids     the jobs to ack
+     * @param tokens  their lease tokens
+     * @param max     at least 1
+     * @param leaseMs the lease length
+     * @param token   the lease token to set
+     * @param rule    how keys count
+     * @return the ids acked and the jobs claimed
+     */
+    default SqlOp<AckedAndClaimed> ackAndClaim(long[] ids, long[] tokens, int max, long leaseMs, long token,
+                                               ClaimRule rule) {
+        if (rule.plain()) {
+            return ackAndClaim(ids, tokens, max, leaseMs, token);
+        }
+        throw new UnsupportedOperationException(getClass().getName() + " does not claim by key");
+    }
+
+    /**
+     * @param limit the most keys
+     * @return counts by state of each key's jobs, the keys with the most jobs first
+     */
+    default SqlOp<Map<String, QueueStats>> statsByKey(int limit) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not count jobs by key");
+    }
 
     /**
      * Leases up to {@code max} claimable jobs (live, due) by priority descending, due time, id. A job whose previous
@@ -92,7 +158,7 @@ public interface WorkStore {
 
     /**
      * Raises attempts by one, clears the lease, and makes the job due after {@code delayMs}, or dead if attempts
-     * reach {@code maxAttempts}.
+     * reach {@code maxAttempts} (a dead job gives up its unique key).
      *
      * @param id          the job
      * @param token       its lease token
@@ -140,7 +206,8 @@ public interface WorkStore {
     }
 
     /**
-     * Makes leased jobs dead (used when a claim finds a job that exhausted its attempts through expired leases).
+     * Makes leased jobs dead (used when a claim finds a job that exhausted its attempts through expired leases); they
+     * give up their unique keys.
      *
      * @param ids   the jobs
      * @param token their lease token

@@ -5,10 +5,12 @@ import java.util.List;
 /**
  * The tables of a work queue. Column names are the same on every database:
  * <ul>
- *   <li>{@code jobs}: {@code id, payload, prio, state, due_ms, attempts, lease_token, enqueued_ms, last_error};
+ *   <li>{@code jobs}: {@code id, payload, prio, state, due_ms, attempts, lease_token, enqueued_ms, last_error, job_key,
+ *       unique_key, key_seq} (the last three since schema version 2, see {@link Schema#keyColumns()});
  *       {@code state} is {@link #LIVE} or {@link #DEAD}; a live job with {@code due_ms} in the past is claimable;
  *       a leased job has a {@code lease_token} and {@code due_ms} is when its lease ends;</li>
- *   <li>{@code cursors}: {@code cursor_name, last_id}, the positions of {@code rotate} cursors.</li>
+ *   <li>{@code cursors}: {@code cursor_name, last_id}, the positions of {@code rotate} cursors, and the row
+ *       {@link #CLAIM_GATE} that claims with a per-key limit lock.</li>
  * </ul>
  *
  * @param queue      the queue name
@@ -23,6 +25,13 @@ public record WorkTables(String queue, String jobs, String cursors, String claim
     public static final int LIVE = 0;
     /** {@code state} of a job that exhausted its attempts. */
     public static final int DEAD = 1;
+    /**
+     * The cursor name of the row in the cursors table that claims with a per-key limit lock (and count up in
+     * {@code last_id}, a write every database, Galera included, orders). Cursor names of this prefix are refused.
+     */
+    public static final String CLAIM_GATE = "rowqueue.claims";
+    /** The prefix of cursor names reserved for rowqueue. */
+    public static final String RESERVED_CURSOR_PREFIX = "rowqueue.";
 
     /**
      * @param queue a validated queue name
@@ -37,8 +46,28 @@ public record WorkTables(String queue, String jobs, String cursors, String claim
         return List.of(jobs, cursors);
     }
 
+    /** @return the unique index on live jobs' unique keys */
+    public String uniqueIndex() {
+        return queue + "_uniq";
+    }
+
+    /** @return the index of each key's jobs in enqueue order */
+    public String keyIndex() {
+        return queue + "_key";
+    }
+
+    /** @return the index of each key's leased jobs */
+    public String leaseIndex() {
+        return queue + "_kls";
+    }
+
+    /** @return the index fair claims walk */
+    public String fairIndex() {
+        return queue + "_fair";
+    }
+
     /** @return every name the queue may take in the database's namespace: tables and indexes */
     public List<String> objects() {
-        return List.of(jobs, cursors, claimIndex, deadIndex);
+        return List.of(jobs, cursors, claimIndex, deadIndex, uniqueIndex(), keyIndex(), leaseIndex(), fairIndex());
     }
 }

@@ -129,9 +129,11 @@ class SchemaCreationLogTest {
             }
         }
         List<String> warnings = schemaWarnings();
-        // the jobs table (bad type) and its index (no table): two statements, each warned once for three attempts
-        assertThat(warnings).hasSize(2);
+        // the jobs table (bad type) and its five indexes (no table): six statements, each warned once for three
+        // attempts
+        assertThat(warnings).hasSize(6);
         assertThat(warnings.get(0)).contains("CREATE TABLE log_broken_work (id NO_SUCH_TYPE)");
         assertThat(warnings.get(1)).contains("CREATE INDEX log_broken_work_due ON log_broken_work");
+        assertThat(warnings.get(2)).contains("CREATE UNIQUE INDEX log_broken_work_uniq ON log_broken_work");
     }
 }

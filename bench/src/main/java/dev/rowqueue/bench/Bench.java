@@ -8,6 +8,7 @@ import dev.rowqueue.RingOptions;
 import dev.rowqueue.RingQueue;
 import dev.rowqueue.RingStrategy;
 import dev.rowqueue.RowQueues;
+import dev.rowqueue.WorkQueueOptions;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.tck.CountingDataSource;
 
@@ -224,6 +225,20 @@ public final class Bench {
                                 Workloads.Backlog backlog = w.backlog(5_000);
                                 return Harness.measure(profile, threads, backlog.workerLoop(batch, threads), backlog);
                             });
+                }
+                for (int batch : new int[] {1, 10}) {
+                    Double plainLoop = rates.get(key(target, workerLoop(batch), threads));
+                    List<Ratio> vsPlain = plainLoop == null ? List.of()
+                            : List.of(new Ratio("plain worker loop", plainLoop));
+                    for (KeyedMode mode : KeyedMode.values()) {
+                        cell(target, keyedRow(batch, mode), threads, vsPlain, "the worker loop above on jobs spread"
+                                + " round-robin over " + KEYS + " keys, the table analyzed after the first fill;"
+                                + " backlog topped up to 2 rounds of work", () -> {
+                                    Workloads.Backlog backlog = w.keyedBacklog(5_000, mode.options, KEYS);
+                                    return Harness.measure(profile, threads, backlog.workerLoop(batch, threads),
+                                            backlog);
+                                });
+                    }
                 }
                 cell(target, "enqueue-to-claim latency, blocking claim(1, 250 ms), 200 jobs/s", threads, List.of(),
                         wakeupNote(plain), () -> {
@@ -645,6 +660,33 @@ public final class Bench {
     /** @return the name of the worker-loop claim+ack workload */
     static String workerLoop(int batch) {
         return "claim+ack, rowqueue, worker loop, batch " + batch;
+    }
+
+    /** Keys of the keyed claim rows. */
+    static final int KEYS = 1000;
+
+    /** The options of the keyed claim rows. */
+    enum KeyedMode {
+        /** A per-key limit of 1 (per-key FIFO). */
+        LIMIT_1("maxLeasedPerKey(1)", WorkQueueOptions.defaults().maxLeasedPerKey(1)),
+        /** Fair claims. */
+        FAIR("fairClaims", WorkQueueOptions.defaults().fairClaims(true)),
+        /** Both. */
+        LIMIT_1_FAIR("maxLeasedPerKey(1) + fairClaims", WorkQueueOptions.defaults().maxLeasedPerKey(1)
+                .fairClaims(true));
+
+        final String label;
+        final WorkQueueOptions options;
+
+        KeyedMode(String label, WorkQueueOptions options) {
+            this.label = label;
+            this.options = options;
+        }
+    }
+
+    /** @return the name of a keyed claim row */
+    static String keyedRow(int batch, KeyedMode mode) {
+        return workerLoop(batch) + ", " + mode.label + ", " + String.format(Locale.ROOT, "%,d", KEYS) + " keys";
     }
 
     private List<Target> targets() {

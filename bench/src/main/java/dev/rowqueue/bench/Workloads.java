@@ -28,6 +28,7 @@ final class Workloads {
 
     private final DataSource ds;
     private final RowQueues rq;
+    private final BenchTarget target;
     private final String varchar;
     private final AtomicLong names = new AtomicLong();
     private final AtomicLong naiveIds = new AtomicLong();
@@ -35,6 +36,7 @@ final class Workloads {
 
     Workloads(BenchTarget target, RowQueues rq) {
         this.ds = target.dataSource();
+        this.target = target;
         this.rq = rq;
         this.varchar = target.varchar();
     }
@@ -213,9 +215,22 @@ final class Workloads {
         private long ranDry = 1;
         private int rounds;
 
+        /** Keys the jobs are spread over, round-robin; 0 for jobs without a key. */
+        private final int keys;
+
         Backlog(long floor) {
-            this.queue = rq.workQueue(fresh("w"), WorkQueueOptions.defaults().leaseDuration(Duration.ofMinutes(5)));
+            this(floor, WorkQueueOptions.defaults(), 0);
+        }
+
+        /**
+         * @param floor   the fewest live jobs kept before each round
+         * @param options the queue handle's options (a per-key limit, fair claims); its lease is set to 5 minutes
+         * @param keys    how many keys the jobs are spread over, round-robin in enqueue order; 0 for none
+         */
+        Backlog(long floor, WorkQueueOptions options, int keys) {
+            this.queue = rq.workQueue(fresh("w"), options.leaseDuration(Duration.ofMinutes(5)));
             this.floor = floor;
+            this.keys = keys;
         }
 
         /** @return live jobs not yet processed */
@@ -224,6 +239,10 @@ final class Workloads {
         }
 
         void fill(long jobs) {
+            if (keys > 0) {
+                fillKeyed(jobs);
+                return;
+            }
             List<String> chunk = new ArrayList<>();
             for (int i = 0; i < 500; i++) {
                 chunk.add("job");
@@ -232,6 +251,23 @@ final class Workloads {
                 queue.enqueueAll(chunk, Enqueue.defaults());
             }
             enqueued.addAndGet(jobs);
+        }
+
+        /** Jobs spread over the keys: rounds of one small batch per key, so claim order interleaves the keys. */
+        private void fillKeyed(long jobs) {
+            int perKey = (int) Math.max(1, Math.min(20, jobs / keys));
+            List<String> batch = new ArrayList<>();
+            for (int i = 0; i < perKey; i++) {
+                batch.add("job");
+            }
+            long done = 0;
+            while (done < jobs) {
+                for (int k = 0; k < keys && done < jobs; k++) {
+                    queue.enqueueAll(batch, Enqueue.key("key-" + k));
+                    done += batch.size();
+                }
+            }
+            enqueued.addAndGet(done);
         }
 
         /**
@@ -266,13 +302,19 @@ final class Workloads {
         }
 
         @Override
-        public void beforeRound(boolean timed, double lastRate, long roundNanos) {
+        public void beforeRound(boolean timed, double lastRate, long roundNanos) throws SQLException {
             if (rounds++ > 0 && live() <= 0) {
                 ranDry *= 4; // the last round emptied the queue, so its rate understates what a full queue allows
             }
             wanted = Math.max(wanted, Math.max(floor, (long) (lastRate * roundNanos / 1e9 * 2 * ranDry) + 1000));
             if (live() < wanted) {
                 fill(wanted - live());
+                if (keys > 0 && rounds == 1) {
+                    // as the worker rows do: statistics of the filled table, which a fresh queue lacks until
+                    // autovacuum (or the database's own sampling) has seen it; PostgreSQL would otherwise sort the
+                    // due jobs of a fair claim instead of walking the fair index
+                    Workers.analyze(target, WorkTables.of(queue.name()).jobs());
+                }
             }
         }
 
@@ -323,6 +365,16 @@ final class Workloads {
     }
 
     /**
+     * @param floor   the fewest live jobs kept before each round
+     * @param options a per-key limit, fair claims
+     * @param keys    how many keys the jobs are spread over
+     * @return a backlog of keyed jobs
+     */
+    Backlog keyedBacklog(long floor, WorkQueueOptions options, int keys) {
+        return new Backlog(floor, options, keys);
+    }
+
+    /**
      * Enqueue-to-claim latency with blocking claims: one producer enqueues at a fixed rate, each payload the
      * {@link System#nanoTime()} just before its enqueue; the client threads wait in {@code claim(1, maxWait)} and
      * record, per job, the time from that moment to the return of their claim (so the enqueue's own statement and
@@ -361,7 +413,7 @@ final class Workloads {
         }
 
         @Override
-        public void beforeRound(boolean timed, double lastRate, long roundNanos) {
+        public void beforeRound(boolean timed, double lastRate, long roundNanos) throws SQLException {
             if (!producer.isAlive()) {
                 producer.start();
             }

@@ -154,7 +154,7 @@ final class Migration {
         }
         long total = 0;
         for (QueueInfo q : queues) {
-            for (MigrationPart p : MigrationPart.of(q)) {
+            for (MigrationPart p : sourceParts(q, false)) {
                 total += count(from.dataSource(), p);
             }
         }
@@ -180,7 +180,7 @@ final class Migration {
         } catch (QueueConflictException | IllegalArgumentException e) {
             return result.failed("cannot create it on the target: " + e.getMessage());
         }
-        List<MigrationPart> parts = MigrationPart.of(q);
+        List<MigrationPart> parts = sourceParts(q, true);
         Map<MigrationPart, Long> copied = new LinkedHashMap<>();
         for (MigrationPart p : parts) {
             Optional<String> refused = prepare(p);
@@ -194,12 +194,45 @@ final class Migration {
         if (q.kind() == dev.rowqueue.QueueKind.WORK) {
             restartJobIds(q.name());
         }
-        for (MigrationPart p : parts) {
+        List<MigrationPart> targetParts = MigrationPart.of(q);
+        for (int i = 0; i < parts.size(); i++) {
+            MigrationPart p = parts.get(i);
             MigrationPart.Checksum source = checksum(from, p);
-            MigrationPart.Checksum target = checksum(to, p);
+            MigrationPart.Checksum target = checksum(to, targetParts.get(i));
             result.part(p.label(), p.table(), copied.get(p), source.rows(), target.rows(), source.hex(), target.hex());
         }
         return result;
+    }
+
+    /**
+     * The parts as the source is read: a work queue whose jobs table has schema version 1 (no key columns: the
+     * source was written by an older rowqueue, and the migration does not change it) is read with the values of a job
+     * without a key in their place.
+     */
+    private List<MigrationPart> sourceParts(QueueInfo q, boolean tell) {
+        List<MigrationPart> parts = MigrationPart.of(q);
+        if (q.kind() != dev.rowqueue.QueueKind.WORK || hasKeyColumns(q.name())) {
+            return parts;
+        }
+        if (tell) {
+            listener.note(q.name() + ": the source has schema version 1 (no job keys); its jobs arrive without keys");
+        }
+        List<MigrationPart> legacy = new ArrayList<>();
+        for (MigrationPart p : parts) {
+            legacy.add(p.label().equals("jobs") ? p.fromVersion1(from.dialect()) : p);
+        }
+        return legacy;
+    }
+
+    private boolean hasKeyColumns(String queue) {
+        String probe = from.dialect().probe(WorkTables.of(queue).jobs(), String.join(", ", MigrationPart.KEY_COLUMNS));
+        try (Connection c = from.dataSource().getConnection(); Statement s = c.createStatement()) {
+            c.setAutoCommit(true);
+            s.executeQuery(probe).close();
+            return true;
+        } catch (SQLException e) {
+            return false;
+        }
     }
 
     private void openOnTarget(QueueInfo q) {

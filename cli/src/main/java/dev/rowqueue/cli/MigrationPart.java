@@ -33,7 +33,38 @@ import java.util.function.UnaryOperator;
  * @param transform turns a source row into the row the target gets (a copy; the argument is not changed)
  */
 record MigrationPart(String queue, String label, String table, List<Column> columns, int keyLength,
-                     UnaryOperator<Object[]> transform) {
+                     UnaryOperator<Object[]> transform, java.util.Map<String, String> sourceExpressions) {
+
+    /**
+     * A part read from and written to tables with the same columns.
+     *
+     * @param queue     the queue name
+     * @param label     the part's name
+     * @param table     the table
+     * @param columns   every column, key columns first
+     * @param keyLength how many leading columns form the primary key
+     * @param transform turns a source row into the row the target gets
+     */
+    MigrationPart(String queue, String label, String table, List<Column> columns, int keyLength,
+                  UnaryOperator<Object[]> transform) {
+        this(queue, label, table, columns, keyLength, transform, java.util.Map.of());
+    }
+
+    /** The columns the jobs table gained with schema version 2 (keyed jobs). */
+    static final List<String> KEY_COLUMNS = List.of("job_key", "unique_key", "key_seq");
+
+    /**
+     * This part as read from a source whose jobs table has schema version 1: the key columns are read as the values
+     * a job without a key has ({@code NULL}, {@code NULL}, {@code 0}), typed for the source's dialect.
+     *
+     * @param source the source's dialect
+     * @return the part for the source side
+     */
+    MigrationPart fromVersion1(Dialect source) {
+        String noKey = "CAST(NULL AS " + source.typeOf(dev.rowqueue.spi.Schema.Type.KEY) + ")";
+        return new MigrationPart(queue, label, table, columns, keyLength, transform,
+                java.util.Map.of("job_key", noKey, "unique_key", noKey, "key_seq", "0"));
+    }
 
     /** How a column is read, bound and hashed. */
     enum Type {
@@ -43,6 +74,8 @@ record MigrationPart(String queue, String label, String table, List<Column> colu
         TEXT,
         /** An optional text: NULL and "" are both absent. */
         OPTIONAL_TEXT,
+        /** A key string or NULL (a job's key and unique key). */
+        OPTIONAL_KEY,
         /** A 32-bit integer. */
         INT,
         /** A 64-bit integer. */
@@ -63,8 +96,9 @@ record MigrationPart(String queue, String label, String table, List<Column> colu
          */
         String param() {
             return switch (name) {
-                case "counter_key" -> "key";
+                case "counter_key", "job_key" -> "key";
                 case "cursor_name" -> "cursor";
+                case "unique_key" -> "ukey";
                 default -> name;
             };
         }
@@ -96,7 +130,9 @@ record MigrationPart(String queue, String label, String table, List<Column> colu
                                 new Column("payload", Type.TEXT), new Column("prio", Type.INT),
                                 new Column("state", Type.INT), new Column("due_ms", Type.LONG),
                                 new Column("attempts", Type.INT), new Column("lease_token", Type.OPTIONAL_LONG),
-                                new Column("enqueued_ms", Type.LONG), new Column("last_error", Type.OPTIONAL_TEXT)),
+                                new Column("enqueued_ms", Type.LONG), new Column("last_error", Type.OPTIONAL_TEXT),
+                                new Column("job_key", Type.OPTIONAL_KEY), new Column("unique_key", Type.OPTIONAL_KEY),
+                                new Column("key_seq", Type.LONG)),
                                 1, MigrationPart::unlease),
                         new MigrationPart(q, "cursors", t.cursors(), List.of(new Column("cursor_name", Type.KEY),
                                 new Column("last_id", Type.LONG)), 1, UnaryOperator.identity()));
@@ -120,10 +156,10 @@ record MigrationPart(String queue, String label, String table, List<Column> colu
         return copy;
     }
 
-    /** @return the columns in a select list */
+    /** @return the columns in a select list (or, for a source of an older schema, their stand-ins) */
     String selectList() {
         StringJoiner j = new StringJoiner(", ");
-        columns.forEach(c -> j.add(c.name()));
+        columns.forEach(c -> j.add(sourceExpressions.getOrDefault(c.name(), c.name())));
         return j.toString();
     }
 
@@ -193,7 +229,7 @@ record MigrationPart(String queue, String label, String table, List<Column> colu
         for (int i = 0; i < row.length; i++) {
             int col = i + 1;
             row[i] = switch (columns.get(i).type()) {
-                case KEY -> dialect.readKey(rs, col);
+                case KEY, OPTIONAL_KEY -> dialect.readKey(rs, col);
                 case TEXT -> Jdbc.text(rs.getString(col));
                 case OPTIONAL_TEXT -> {
                     String s = rs.getString(col);
@@ -225,7 +261,7 @@ record MigrationPart(String queue, String label, String table, List<Column> colu
         for (int i = 0; i < columns.size(); i++) {
             Column c = columns.get(i);
             switch (c.type()) {
-                case KEY, TEXT, OPTIONAL_TEXT -> b.set(c.param(), (String) row[i]);
+                case KEY, OPTIONAL_KEY, TEXT, OPTIONAL_TEXT -> b.set(c.param(), (String) row[i]);
                 case INT -> b.setInt(c.param(), (Integer) row[i]);
                 case LONG -> b.set(c.param(), (Long) row[i]);
                 case OPTIONAL_LONG -> {

@@ -75,6 +75,11 @@ final class SchemaCommand extends BaseCommand {
 
         @Option(names = "--counters", paramLabel = "T", description = "a counters table")
         String counters;
+
+        @Option(names = "--upgrade-work", paramLabel = "T",
+                description = "the statements that upgrade a work queue created with schema version 1 (before keyed"
+                        + " jobs) to the current version")
+        String upgradeWork;
     }
 
     /** A ring and its options. */
@@ -124,6 +129,13 @@ final class SchemaCommand extends BaseCommand {
         } else if (queue.work != null) {
             statements.addAll(scripts.workQueue(queue.work));
             what = "work queue " + queue.work.toLowerCase(Locale.ROOT);
+        } else if (queue.upgradeWork != null) {
+            statements.addAll(scripts.workQueueUpgrade(queue.upgradeWork));
+            String name = queue.upgradeWork.toLowerCase(Locale.ROOT);
+            statements.add("UPDATE rowqueue_catalog SET schema_version = " + dev.rowqueue.spi.Schema.VERSION
+                    + " WHERE queue_name = '" + name + "'");
+            what = "upgrade of work queue " + name + " from schema version 1 to " + dev.rowqueue.spi.Schema.VERSION
+                    + " (key columns and their indexes; run once; the catalog update last)";
         } else {
             statements.addAll(scripts.counters(queue.counters));
             what = "counters " + queue.counters.toLowerCase(Locale.ROOT);
@@ -131,7 +143,7 @@ final class SchemaCommand extends BaseCommand {
         StringBuilder b = new StringBuilder();
         b.append("-- rowqueue DDL for ").append(what).append(", dialect ").append(d.name()).append(", assuming ")
                 .append(assumedProduct.describe()).append('\n');
-        if (!noCatalog) {
+        if (!noCatalog && queue.upgradeWork == null) {
             b.append("-- the catalog (once per database; rowqueue registers each queue in it on first use)\n")
                     .append(scripts.script(scripts.catalog()));
         }

@@ -13,6 +13,7 @@ import picocli.CommandLine.Parameters;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /** Work queue inspection: {@code work stats|dead|revive|enqueue}. */
 @Command(name = "work", mixinStandardHelpOptions = true,
@@ -52,14 +53,34 @@ final class WorkCommand extends GroupCommand {
     }
 
     /** {@code work stats}. */
-    @Command(name = "stats", mixinStandardHelpOptions = true, description = "Counts a work queue's jobs by state.")
+    @Command(name = "stats", mixinStandardHelpOptions = true,
+            description = "Counts a work queue's jobs by state; with --by-key, for each job key too.")
     static final class Stats extends OnQueue {
+        @Option(names = "--by-key", description = "also count the jobs of each key (the keys with the most jobs"
+                + " first; one statement grouping the whole table)")
+        boolean byKey;
+
+        @Option(names = "--limit", paramLabel = "N", defaultValue = "20",
+                description = "with --by-key, at most this many keys (default: ${DEFAULT-VALUE}, at most 1000)")
+        int limit;
+
         @Override
         int run(WorkQueue queue) {
             QueueStats s = queue.stats();
             terminal().println("work queue " + queue.name());
             terminal().print(new Table("ready", "scheduled", "leased", "dead", "total")
                     .row(s.ready(), s.scheduled(), s.leased(), s.dead(), s.total()));
+            if (byKey) {
+                Map<String, QueueStats> keys = queue.statsByKey(limit);
+                terminal().println("by key: " + keys.size() + (keys.size() == 1 ? " key" : " keys")
+                        + (keys.size() == limit ? " (limit reached; see --limit)" : "")
+                        + "; jobs without a key are not listed");
+                if (!keys.isEmpty()) {
+                    Table table = new Table("key", "ready", "scheduled", "leased", "dead", "total");
+                    keys.forEach((k, v) -> table.row(k, v.ready(), v.scheduled(), v.leased(), v.dead(), v.total()));
+                    terminal().print(table);
+                }
+            }
             return ExitCode.OK;
         }
     }
@@ -139,6 +160,18 @@ final class WorkCommand extends GroupCommand {
                 description = "claimable only after this delay: 500ms, 30s, 5m, 2h, 1d or PT30S")
         Duration delay = Duration.ZERO;
 
+        @Option(names = "--key", paramLabel = "KEY",
+                description = "the jobs' key (per-key limits and fair claims go by it)")
+        String key;
+
+        @Option(names = "--unique-key", paramLabel = "KEY",
+                description = "the job's unique key: if a live job holds it, nothing is enqueued and that job's id"
+                        + " is printed (one payload only)")
+        String uniqueKey;
+
+        @Option(names = "--unique", description = "use --key as the unique key")
+        boolean unique;
+
         @Option(names = "--create", description = "create the work queue if it does not exist")
         boolean createQueue;
 
@@ -149,7 +182,23 @@ final class WorkCommand extends GroupCommand {
 
         @Override
         int run(WorkQueue queue) {
-            List<Long> ids = queue.enqueueAll(payloads, new Enqueue(priority, delay));
+            if (unique && key == null) {
+                throw new IllegalArgumentException("--unique makes --key the unique key; give --key too");
+            }
+            if (unique && uniqueKey != null) {
+                throw new IllegalArgumentException("give either --unique (with --key) or --unique-key, not both");
+            }
+            Enqueue how = new Enqueue(priority, delay, key, unique ? key : uniqueKey);
+            if (how.uniqueKey() != null) {
+                if (payloads.size() != 1) {
+                    throw new IllegalArgumentException("a unique key names one job: give one payload");
+                }
+                long id = queue.enqueue(payloads.get(0), how);
+                terminal().println("job with unique key '" + how.uniqueKey() + "' in " + queue.name() + ": id " + id
+                        + " (enqueued now, or the live job that already held the key)");
+                return ExitCode.OK;
+            }
+            List<Long> ids = queue.enqueueAll(payloads, how);
             terminal().println("enqueued " + ids.size() + (ids.size() == 1 ? " job" : " jobs") + " to "
                     + queue.name() + ": id " + ids.get(0) + (ids.size() > 1 ? " to " + ids.get(ids.size() - 1) : ""));
             return ExitCode.OK;

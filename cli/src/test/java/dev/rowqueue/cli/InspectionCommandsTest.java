@@ -74,6 +74,33 @@ class InspectionCommandsTest {
     }
 
     @Test
+    void work_stats_by_key_counts_each_keys_jobs_and_work_enqueue_takes_keys() {
+        WorkQueue mail = rq.workQueue("mail", WorkQueueOptions.defaults().maxLeasedPerKey(1));
+        Cli.Result keyed = cli("work", "enqueue", "mail", "a", "b", "--key", "tenant-7");
+        assertEquals(0, keyed.code(), keyed::toString);
+        Cli.Result unique = cli("work", "enqueue", "mail", "c", "--key", "tenant-8", "--unique");
+        assertEquals(0, unique.code(), unique::toString);
+        Cli.Result again = cli("work", "enqueue", "mail", "d", "--unique-key", "tenant-8");
+        assertEquals(0, again.code(), again::toString);
+        long id = Long.parseLong(unique.out().replaceAll("(?s).*: id (\\d+).*", "$1"));
+        assertTrue(again.out().contains(": id " + id + " "), again.out());
+        assertEquals(3, mail.stats().total(), "the second unique enqueue wrote nothing");
+        mail.enqueue("e");
+        assertEquals(List.of("a", "c", "e"), mail.claim(10).stream().map(Job::payload).toList(),
+                "tenant-7's second job waits for its first: the keys were stored");
+        Cli.Result stats = cli("work", "stats", "mail", "--by-key");
+        assertEquals(0, stats.code(), stats::toString);
+        assertTrue(stats.out().contains("by key: 2 keys; jobs without a key are not listed"), stats.out());
+        assertTrue(stats.out().matches("(?s).*\\| tenant-7 \\| +1 \\| +0 \\| +1 \\| +0 \\| +2 \\|.*"), stats.out());
+        assertTrue(stats.out().matches("(?s).*\\| tenant-8 \\| +0 \\| +0 \\| +1 \\| +0 \\| +1 \\|.*"), stats.out());
+        assertEquals(ExitCode.USAGE, cli("work", "enqueue", "mail", "x", "--unique").code(), "--unique needs --key");
+        assertEquals(ExitCode.USAGE, cli("work", "enqueue", "mail", "x", "y", "--unique-key", "k").code(),
+                "a unique key names one job");
+        assertEquals(ExitCode.USAGE, cli("work", "enqueue", "mail", "x", "--key", "").code(), "an empty key");
+        assertEquals(4, mail.stats().total());
+    }
+
+    @Test
     void ring_list_shows_groups_and_entries_and_ring_push_appends() {
         RingQueue fruit = rq.ring("fruit", 3);
         fruit.pushAll("basket", List.of("apples", "oranges", "pears", "bananas"));

@@ -46,12 +46,15 @@ class MigrationKeysTest {
             return new KeyCodec() {
                 @Override
                 public void bind(PreparedStatement ps, int index, String key) throws SQLException {
-                    ps.setString(index, PREFIX + key);
+                    ps.setString(index, key == null ? null : PREFIX + key); // a job without a key: NULL
                 }
 
                 @Override
                 public String read(ResultSet rs, int column) throws SQLException {
                     String stored = rs.getString(column);
+                    if (stored == null) {
+                        return null;
+                    }
                     if (!stored.startsWith(PREFIX)) {
                         throw new SQLException("not an encoded key: " + stored);
                     }
@@ -118,6 +121,7 @@ class MigrationKeysTest {
         WorkQueue mail = from.rq().workQueue("mail");
         mail.enqueue("hello");
         mail.rotate("sender", 1).forEach(mail::release);
+        mail.enqueue("keyed", dev.rowqueue.Enqueue.key("tenant").unique());
         assertEquals(List.of("enc:article-1", "enc:article-1", "enc:article-2"),
                 column(from, "SELECT grp FROM views ORDER BY grp, seq"), "the source stores keys encoded");
 
@@ -141,5 +145,42 @@ class MigrationKeysTest {
         assertEquals(List.of("enc:article-1", "enc:article-2"), column(to, "SELECT grp FROM views_head ORDER BY grp"));
         assertEquals(List.of("enc:Bulldozer"), column(to, "SELECT counter_key FROM sales"));
         assertEquals(List.of("enc:sender"), column(to, "SELECT cursor_name FROM mail_rot"));
+        assertEquals(java.util.Arrays.asList(null, "enc:tenant"),
+                column(to, "SELECT job_key FROM mail ORDER BY id"), "job keys are keys too");
+        assertEquals(java.util.Arrays.asList(null, "enc:tenant"), column(to, "SELECT unique_key FROM mail ORDER BY id"));
+        assertEquals(List.of("0", "1"), column(to, "SELECT key_seq FROM mail ORDER BY id"));
+        WorkQueue moved = to.rq().workQueue("mail");
+        long held = Long.parseLong(column(to, "SELECT id FROM mail WHERE job_key IS NOT NULL").get(0));
+        assertEquals(held, moved.enqueue("again", dev.rowqueue.Enqueue.key("tenant").unique()),
+                "the unique key still names the live job on the target");
+    }
+
+    /**
+     * A source written by a rowqueue before keyed jobs (its jobs table of schema version 1) is read unchanged: its
+     * jobs arrive without keys, and the checksums agree.
+     */
+    @Test
+    void a_work_queue_of_schema_version_1_on_the_source_arrives_without_keys() throws Exception {
+        Endpoint.Opened from = open();
+        Endpoint.Opened to = open();
+        from.rq().counters("sales"); // the catalog exists
+        dev.rowqueue.spi.WorkTables t = dev.rowqueue.spi.WorkTables.of("legacy");
+        try (Connection c = from.dataSource().getConnection(); Statement s = c.createStatement()) {
+            for (String ddl : from.dialect().workDdl(t, 1)) {
+                s.execute(ddl);
+            }
+            s.execute("INSERT INTO rowqueue_catalog (queue_name, kind, capacity, strategy, schema_version, created_ms)"
+                    + " VALUES ('legacy', 'WORK', 0, NULL, 1, 0)");
+            s.execute("INSERT INTO legacy (payload, prio, state, due_ms, attempts, enqueued_ms) VALUES ('old', 0, 0,"
+                    + " 1, 0, 1)");
+        }
+        Migration m = new Migration(from, to, new Migration.Options(10, false), new Migration.Listener() {
+        });
+        MigrationReport report = m.run(m.select(List.of("legacy")));
+        assertTrue(report.verified(), "every count and checksum matches");
+        assertEquals(java.util.Arrays.asList((String) null), column(to, "SELECT job_key FROM legacy"));
+        assertEquals(List.of("old"), column(to, "SELECT payload FROM legacy"));
+        assertThrows(SQLException.class, () -> column(from, "SELECT job_key FROM legacy"),
+                "the source was not changed");
     }
 }

@@ -2,6 +2,8 @@ package dev.rowqueue.cli;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -52,6 +54,22 @@ class SchemaCommandTest {
                 "--strategy", "SINGLE_WRITER");
         assertEquals(ExitCode.USAGE, portable.code(), portable::toString);
         assertTrue(portable.err().contains("does not offer ring strategy SINGLE_WRITER"), portable.err());
+    }
+
+    @Test
+    void prints_the_upgrade_of_a_work_queue_from_schema_version_1() {
+        Cli.Result r = Cli.run("schema", "--dialect", "postgresql", "--upgrade-work", "Mail");
+        assertEquals(0, r.code(), r::toString);
+        assertFalse(r.out().contains("rowqueue_catalog ("), "no catalog DDL for an upgrade");
+        for (String s : List.of("ALTER TABLE mail ADD COLUMN job_key VARCHAR(200);",
+                "ALTER TABLE mail ADD COLUMN unique_key VARCHAR(200);",
+                "ALTER TABLE mail ADD COLUMN key_seq BIGINT DEFAULT 0 NOT NULL;",
+                "CREATE UNIQUE INDEX IF NOT EXISTS mail_uniq ON mail (unique_key) WHERE unique_key IS NOT NULL;",
+                "CREATE INDEX IF NOT EXISTS mail_fair ON mail (key_seq, prio DESC, id) WHERE state = 0;",
+                "UPDATE rowqueue_catalog SET schema_version = 2 WHERE queue_name = 'mail';")) {
+            assertTrue(r.out().contains(s), s + " in " + r.out());
+        }
+        assertEquals(ExitCode.USAGE, Cli.run("schema", "--dialect", "h2", "--upgrade-work", "select").code());
     }
 
     @Test

@@ -103,6 +103,16 @@ public class Db2Dialect extends Dialect {
         return TYPES;
     }
 
+    /**
+     * A {@linkplain Schema.Index#keyed() keyed} index says {@code EXCLUDE NULL KEYS} (Db2 10.5 and later): Db2's
+     * unique indexes otherwise treat NULLs as equal, which would allow one job without a unique key, and rows whose
+     * index columns are all NULL stay out of the index.
+     */
+    @Override
+    protected String createIndex(Schema.Table t, Schema.Index i) {
+        return super.createIndex(t, i) + (i.keyed() ? " EXCLUDE NULL KEYS" : "");
+    }
+
     // ---------------------------------------------------------------- binding
 
     /** Keys are stored as bytes ({@link Db2Keys}). */

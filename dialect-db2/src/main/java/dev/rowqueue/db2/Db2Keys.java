@@ -78,6 +78,11 @@ final class Db2Keys {
         }
 
         @Override
+        public String read(ResultSet rs, String column) throws SQLException {
+            return decode(rs.getBytes(column));
+        }
+
+        @Override
         public String toString() {
             return "keys as UTF-8 bytes, marked after a trailing blank";
         }

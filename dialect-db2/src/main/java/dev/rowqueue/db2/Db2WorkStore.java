@@ -41,6 +41,7 @@ final class Db2WorkStore extends StandardWorkStore {
     private final Sql rotateUpTo;
     private final Sql moveCursor;
     private final Sql ack;
+    private final Sql insertKeyed;
     private final String payloadType;
 
     Db2WorkStore(Db2Dialect dialect, WorkTables tables) {
@@ -53,6 +54,23 @@ final class Db2WorkStore extends StandardWorkStore {
         moveCursor = Sql.of("UPDATE " + t.cursors() + " SET last_id = :last WHERE cursor_name = :cursor");
         ack = Sql.of("SELECT id FROM OLD TABLE (DELETE FROM " + t.jobs() + " WHERE id = :id AND lease_token = :token"
                 + " AND state = " + WorkTables.LIVE + ")");
+        insertKeyed = Sql.of("SELECT id FROM FINAL TABLE (INSERT INTO " + t.jobs() + " (payload, prio, state, due_ms,"
+                + " attempts, enqueued_ms, job_key, unique_key, key_seq) VALUES (CAST(:payload AS " + payloadType
+                + "), CAST(:prio AS INTEGER), " + WorkTables.LIVE + ", " + now + " + CAST(:delay AS BIGINT), 0, " + now
+                + ", CAST(:key AS " + Db2Keys.COLUMN_TYPE + "), CAST(:ukey AS " + Db2Keys.COLUMN_TYPE
+                + "), CAST(:seq AS BIGINT)))");
+    }
+
+    /** One {@code SELECT id FROM FINAL TABLE (INSERT ...)}, keys bound as their stored bytes. */
+    @Override
+    protected long insertKeyed(Connection c, String payload, int priority, long delayMs, String key, String uniqueKey,
+                               long round) throws SQLException {
+        try (PreparedStatement ps = insertKeyed.prepare(c)) {
+            dialect.bind(insertKeyed, ps).set("payload", payload).setInt("prio", priority).set("delay", delayMs)
+                    .set("key", key).set("ukey", uniqueKey).set("seq", round).done();
+            return Jdbc.firstLong(ps).orElseThrow(() -> new SQLException("INSERT into " + t.jobs()
+                    + " returned no id"));
+        }
     }
 
     /** The leasing statement: pick up to :n claimable jobs, skipping locked ones, lease them, return them. */
@@ -78,7 +96,7 @@ final class Db2WorkStore extends StandardWorkStore {
 
     /** @return the statements this store renders (the enqueue of two rows stands for every chunk size), for tests */
     List<Sql> statements() {
-        return List.of(insert(2), claim, rotateAfter, rotateUpTo, moveCursor, ack);
+        return List.of(insert(2), claim, rotateAfter, rotateUpTo, moveCursor, ack, insertKeyed);
     }
 
     @Override
@@ -139,7 +157,7 @@ final class Db2WorkStore extends StandardWorkStore {
                 b.set("last", last);
             }
             b.done();
-            return Jdbc.jobs(ps);
+            return Jdbc.jobs(ps, dialect);
         }
     }
 

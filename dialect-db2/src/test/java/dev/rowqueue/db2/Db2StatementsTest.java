@@ -139,7 +139,7 @@ class Db2StatementsTest {
         assertThrows(SequenceExhaustedException.class, () -> run(sw.push("g", List.of("x")), full));
     }
 
-    static final String JOBS = "id, payload, prio, attempts, enqueued_ms, due_ms, last_error, lease_token";
+    static final String JOBS = "id, payload, prio, attempts, enqueued_ms, due_ms, last_error, lease_token, job_key";
     static final String SET_LEASE = " SET attempts = attempts + CASE WHEN lease_token IS NULL THEN 0 ELSE 1 END,"
             + " lease_token = ?, due_ms = " + NOW + " + ?";
     static final String CLAIM = "SELECT " + JOBS + " FROM FINAL TABLE (UPDATE (SELECT " + JOBS + " FROM mail WHERE"
@@ -216,17 +216,66 @@ class Db2StatementsTest {
         String ack = "SELECT id FROM OLD TABLE (DELETE FROM mail" + mine + ")";
         String revive = "UPDATE mail SET state = 0, attempts = 0, due_ms = " + NOW + ", lease_token = NULL WHERE state = 1";
         assertEquals(List.of(ack, ack,
-                "UPDATE mail SET state = CASE WHEN attempts + 1 >= ? THEN 1 ELSE 0 END, attempts = attempts + 1,"
+                "UPDATE mail SET state = CASE WHEN attempts + 1 >= ? THEN 1 ELSE 0 END, unique_key = CASE WHEN"
+                        + " attempts + 1 >= ? THEN NULL ELSE unique_key END, attempts = attempts + 1,"
                         + " due_ms = " + NOW + " + ?, last_error = ?, lease_token = NULL" + mine,
                 "UPDATE mail SET due_ms = " + NOW + ", lease_token = NULL" + mine,
                 "UPDATE mail SET due_ms = " + NOW + " + ?" + mine,
-                "UPDATE mail SET state = 1, last_error = ?, lease_token = NULL" + mine,
+                "UPDATE mail SET state = 1, unique_key = NULL, last_error = ?, lease_token = NULL" + mine,
                 "SELECT " + JOBS + " FROM mail WHERE state = 1 ORDER BY id FETCH FIRST ? ROWS ONLY",
                 revive + " AND id = ?", revive, "DELETE FROM mail WHERE state = 1",
                 "SELECT SUM(CASE WHEN state = 0 AND due_ms <= " + NOW + " THEN 1 ELSE 0 END), SUM(CASE WHEN state = 0"
                         + " AND due_ms > " + NOW + " AND lease_token IS NULL THEN 1 ELSE 0 END), SUM(CASE WHEN state = 0"
                         + " AND due_ms > " + NOW + " AND lease_token IS NOT NULL THEN 1 ELSE 0 END), SUM(CASE WHEN"
                         + " state = 1 THEN 1 ELSE 0 END) FROM mail"), c.sql());
+    }
+
+    // ---------------------------------------------------------------- keyed jobs (not yet run on a Db2 engine)
+
+    static final String INSERT_KEYED = "SELECT id FROM FINAL TABLE (INSERT INTO mail (payload, prio, state, due_ms,"
+            + " attempts, enqueued_ms, job_key, unique_key, key_seq) VALUES (CAST(? AS VARCHAR(30000 OCTETS)), CAST(?"
+            + " AS INTEGER), 0, " + NOW + " + CAST(? AS BIGINT), 0, " + NOW + ", CAST(? AS " + KEY + "), CAST(? AS "
+            + KEY + "), CAST(? AS BIGINT)))";
+    static final String KEY_ROUND = "SELECT 1 AS part, MAX(key_seq) AS key_seq FROM mail WHERE job_key = ? AND"
+            + " state = 0 UNION ALL SELECT 2, MIN(key_seq) FROM mail WHERE state = 0 AND key_seq > 0 AND due_ms <= "
+            + NOW;
+    static final String LIVE_UNIQUE = "SELECT id FROM mail WHERE unique_key = ? AND state = 0";
+
+    @Test
+    void a_keyed_enqueue_reads_the_round_and_inserts_through_final_table_keys_bound_as_bytes() throws SQLException {
+        ScriptedConnection c = new ScriptedConnection().rows(row("part", 2, "key_seq", 4L)).rows(row("id", 21L));
+        assertArrayEquals(new long[] {21}, run(work.enqueue(List.of("a"), 1, 0, "t ", null), c));
+        assertEquals(List.of(KEY_ROUND, INSERT_KEYED), c.sql());
+        assertArrayEquals(new byte[] {'t', ' ', (byte) 0xFF}, (byte[]) c.executions().get(0).value(1));
+        assertEquals("setBytes", c.executions().get(1).setters().get(4));
+        assertEquals(4L, c.executions().get(1).value(6), "a key without live jobs joins the current round");
+
+        ScriptedConnection race = new ScriptedConnection().rows()
+                .fails(new SQLException("SQLCODE=-803", "23505", -803)).rows(row("id", 22L));
+        assertArrayEquals(new long[] {22}, run(work.enqueue(List.of("a"), 1, 0, null, "u"), race));
+        assertEquals(List.of(LIVE_UNIQUE, INSERT_KEYED, LIVE_UNIQUE), race.sql());
+        assertEquals(List.of("setSavepoint", "rollback(savepoint)"), race.calls());
+    }
+
+    @Test
+    void a_claim_under_a_per_key_limit_takes_the_gate_then_the_keys_next_jobs_and_leases_them_conditionally()
+            throws SQLException {
+        ScriptedConnection c = new ScriptedConnection().updated(1).rows(row("id", 4L)).updated(1).rows(job(4));
+        List<Job> jobs = run(work.claim(2, 1000, 9, new dev.rowqueue.spi.ClaimRule(1, true)), c);
+        assertEquals(List.of(4L), jobs.stream().map(Job::id).toList());
+        assertEquals(List.of("UPDATE mail_rot SET last_id = last_id + 1 WHERE cursor_name = ?",
+                "SELECT j.id FROM mail j WHERE j.state = 0 AND j.due_ms <= " + NOW + " AND (j.job_key IS NULL OR"
+                        + " ((SELECT COUNT(*) FROM mail l WHERE l.job_key = j.job_key AND l.lease_token IS NOT NULL AND"
+                        + " l.state = 0 AND l.due_ms > " + NOW + ") < ? AND NOT EXISTS (SELECT 1 FROM mail o WHERE"
+                        + " o.job_key = j.job_key AND o.state = 0 AND o.due_ms <= " + NOW + " AND (o.key_seq < j.key_seq"
+                        + " OR (o.key_seq = j.key_seq AND o.id < j.id))))) ORDER BY j.key_seq, j.prio DESC, j.id FETCH"
+                        + " FIRST ? ROWS ONLY",
+                "UPDATE mail SET attempts = attempts + CASE WHEN lease_token IS NULL THEN 0 ELSE 1 END, lease_token ="
+                        + " ?, due_ms = " + NOW + " + ? WHERE id IN (?) AND state = 0 AND due_ms <= " + NOW,
+                "SELECT " + JOBS + " FROM mail WHERE id IN (?) AND lease_token = ?"), c.sql());
+        assertEquals("setBytes", c.executions().get(0).setters().get(1), "the gate's name is a key: bytes");
+        assertEquals(1, c.executions().get(1).value(1), ":per_key");
+        assertEquals(2, c.executions().get(1).value(2), ":n");
     }
 
     static final String ADD = "SELECT counter_value FROM FINAL TABLE (UPDATE sales SET counter_value = counter_value"

@@ -33,6 +33,8 @@ final class H2WorkStore extends StandardWorkStore {
     private final Sql claimWindow;
     private final Sql idWindow;
     private final Sql lockOne;
+    private final java.util.Map<dev.rowqueue.spi.ClaimRule, Sql> keyedWindows =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     H2WorkStore(Dialect dialect, WorkTables tables) {
         super(dialect, tables);
@@ -41,6 +43,45 @@ final class H2WorkStore extends StandardWorkStore {
         idWindow = Sql.of("SELECT id FROM " + t.jobs() + " WHERE id > :from AND id <= :to ORDER BY id FETCH FIRST :k ROWS ONLY");
         lockOne = Sql.of("SELECT id FROM " + t.jobs() + " WHERE id = :id AND state = " + WorkTables.LIVE + " AND due_ms <= "
                 + now + " FOR UPDATE SKIP LOCKED");
+    }
+
+    /**
+     * Candidates under a claim rule, as claims find theirs: an unlocked window of the rule's query (which takes at most
+     * one job per key under a per-key limit), then its rows locked one at a time, widening the window while every row
+     * of a full one was taken by other consumers.
+     */
+    @Override
+    protected List<Long> keyedCandidates(Connection c, dev.rowqueue.spi.ClaimRule rule, int n) throws SQLException {
+        Sql sql = keyedWindows.computeIfAbsent(rule, r -> Sql.of(keyedCandidatesSql(r, " FETCH FIRST :k ROWS ONLY")));
+        int window = Math.max(4 * n, MIN_WINDOW);
+        for (int round = 0; ; round++, window = (int) Math.min(4L * window, Integer.MAX_VALUE)) {
+            List<Long> ids;
+            try (PreparedStatement ps = sql.prepare(c)) {
+                Sql.Binder b = dialect.bind(sql, ps).setInt("k", window);
+                if (sql.has("per_key")) {
+                    b.setInt("per_key", rule.maxLeasedPerKey());
+                }
+                b.done();
+                ids = Jdbc.longs(ps);
+            }
+            if (ids.isEmpty()) {
+                return List.of();
+            }
+            List<Long> locked = lock(c, ids, n);
+            if (!locked.isEmpty() || ids.size() < window || round + 1 >= EMPTY_CLAIM_ROUNDS) {
+                return locked;
+            }
+        }
+    }
+
+    /**
+     * Ordered by {@code state} first, as the claim window is: H2 walks the claim index {@code (state, prio DESC,
+     * due_ms, id)} or the fair index {@code (state, key_seq, prio DESC, id)} in order only when the ORDER BY names
+     * every leading column; otherwise it sorts every due job.
+     */
+    @Override
+    protected String keyedOrder(dev.rowqueue.spi.ClaimRule rule) {
+        return " ORDER BY j.state," + super.keyedOrder(rule).substring(" ORDER BY".length());
     }
 
     @Override
@@ -117,7 +158,7 @@ final class H2WorkStore extends StandardWorkStore {
                 + ") AND state = " + WorkTables.LIVE + " AND due_ms <= " + now + ")");
         try (PreparedStatement ps = lease.prepare(c)) {
             Jdbc.bindList(dialect.bind(lease, ps).set("token", token).set("lease", leaseMs), "id", ids).done();
-            return inOrder(Jdbc.jobs(ps), ids);
+            return inOrder(Jdbc.jobs(ps, dialect), ids);
         }
     }
 }

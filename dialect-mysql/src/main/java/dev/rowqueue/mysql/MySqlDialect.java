@@ -512,6 +512,17 @@ public class MySqlDialect extends Dialect {
     }
 
     /**
+     * An index added to an existing table (a schema upgrade; new tables declare theirs inside CREATE TABLE):
+     * {@code ALTER TABLE ... ADD [UNIQUE] INDEX}, since MySQL has no {@code CREATE INDEX IF NOT EXISTS}; an index
+     * that exists already fails with 1061, "already exists". A unique index allows any number of NULLs.
+     */
+    @Override
+    protected String createIndex(Schema.Table t, Schema.Index i) {
+        return "ALTER TABLE " + t.name() + " ADD " + (i.unique() ? "UNIQUE " : "") + "INDEX " + i.name() + " ("
+                + String.join(", ", i.columns()) + ")";
+    }
+
+    /**
      * On MariaDB 10.5+ a safe ring also gets its push trigger ({@link MySqlRingStore#triggerDdl}), and its entries
      * table the check {@code seq >= 0}, which fails a trigger push whose trigger is gone instead of writing the
      * placeholder number, and no {@code (grp, seq)} index: after the first lap every push changes a slot's

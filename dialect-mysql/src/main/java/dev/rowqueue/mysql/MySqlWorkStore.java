@@ -1,8 +1,10 @@
 package dev.rowqueue.mysql;
 
 import dev.rowqueue.Job;
+import dev.rowqueue.spi.ClaimRule;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.Jdbc;
+import dev.rowqueue.spi.Schema;
 import dev.rowqueue.spi.Sql;
 import dev.rowqueue.spi.SqlOp;
 import dev.rowqueue.spi.StandardWorkStore;
@@ -67,6 +69,7 @@ final class MySqlWorkStore extends StandardWorkStore {
     private final String claimable;
     private final Sql compoundClaim;
     private final Sql compoundAckOneAndClaim;
+    private final java.util.Map<String, Sql> keyedCompound = new java.util.concurrent.ConcurrentHashMap<>();
 
     MySqlWorkStore(MySqlDialect dialect, WorkTables tables, MySqlDialect.ClaimPath path, boolean returning) {
         super(dialect, tables, byPrimaryKey(tables));
@@ -105,8 +108,24 @@ final class MySqlWorkStore extends StandardWorkStore {
      * @return the statement
      */
     Sql compound(int acks) {
-        String vars = "v_id, v_payload, v_prio, v_attempts, v_enqueued, v_error, v_token, v_now";
-        String[] names = {"id", "payload", "prio", "attempts", "enqueued_ms", "last_error", "lease_token", "now_ms"};
+        return compound(acks, ClaimRule.PLAIN);
+    }
+
+    /**
+     * {@link #compound(int)} under a claim rule: with a per-key limit, the queue's claim gate (its cursor-table row,
+     * created or bumped by one upsert, so Galera certifies it) is taken first, right after the transaction starts and
+     * before the acks; the window's candidates are those of {@link #keyedCandidatesSql}, read (without locks) when the
+     * cursor opens, after the gate is held, so their counts of leased jobs include every earlier limited claim's.
+     * Parameters as {@link #compound(int)}, and {@code :cursor} (the gate's name) and {@code :per_key}.
+     *
+     * @param acks how many jobs it acks
+     * @param rule the rule: plain, fair, or a limit of 1 (one job per key per statement)
+     * @return the statement
+     */
+    Sql compound(int acks, ClaimRule rule) {
+        String vars = "v_id, v_payload, v_prio, v_attempts, v_enqueued, v_error, v_token, v_key, v_now";
+        String[] names = {"id", "payload", "prio", "attempts", "enqueued_ms", "last_error", "lease_token", "job_key",
+                "now_ms"};
         StringBuilder row = new StringBuilder();
         for (int i = 0; i < names.length; i++) {
             row.append(i == 0 ? "" : ", ").append(vars.split(", ")[i]).append(" AS ").append(names[i]);
@@ -122,14 +141,19 @@ final class MySqlWorkStore extends StandardWorkStore {
                 + " DECLARE v_seen INT DEFAULT 0; DECLARE v_cand BIGINT; DECLARE v_id BIGINT;"
                 + " DECLARE v_payload MEDIUMTEXT CHARACTER SET utf8mb4; DECLARE v_prio INT; DECLARE v_attempts INT;"
                 + " DECLARE v_enqueued BIGINT; DECLARE v_error VARCHAR(" + Dialect.ERROR_LENGTH + ") CHARACTER SET"
-                + " utf8mb4; DECLARE v_token BIGINT; DECLARE v_now BIGINT;"
-                + " DECLARE c CURSOR FOR SELECT id FROM " + t.jobs() + claimable + " LIMIT :window;"
+                + " utf8mb4; DECLARE v_token BIGINT; DECLARE v_key " + dialect.typeOf(Schema.Type.KEY) + ";"
+                + " DECLARE v_now BIGINT;"
+                + " DECLARE c CURSOR FOR " + (rule.plain() ? "SELECT id FROM " + t.jobs() + claimable
+                        : keyedCandidatesSql(rule, "")) + " LIMIT :window;"
                 + " DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_nf = 1;"
                 + " DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;"
-                + " SET TRANSACTION ISOLATION LEVEL READ COMMITTED; START TRANSACTION;" + acked
+                + " SET TRANSACTION ISOLATION LEVEL READ COMMITTED; START TRANSACTION;"
+                + (rule.limited() ? " INSERT INTO " + t.cursors() + " (cursor_name, last_id) VALUES (:cursor, 0)"
+                        + " ON DUPLICATE KEY UPDATE last_id = last_id + 1;" : "") + acked
                 + " OPEN c; FETCH c INTO v_cand;"
                 + " WHILE v_nf = 0 AND v_got < :n DO SET v_seen = v_seen + 1;"
-                + " SELECT id, payload, prio, attempts, enqueued_ms, last_error, lease_token, " + now + " INTO " + vars
+                + " SELECT id, payload, prio, attempts, enqueued_ms, last_error, lease_token, job_key, " + now + " INTO "
+                + vars
                 + " FROM " + t.jobs() + " FORCE INDEX (PRIMARY) WHERE id = v_cand AND state = " + WorkTables.LIVE
                 + " AND due_ms <= " + now
                 + " FOR UPDATE SKIP LOCKED;"
@@ -138,6 +162,16 @@ final class MySqlWorkStore extends StandardWorkStore {
                 + " SELECT " + row + "; SET v_got = v_got + 1; END IF;"
                 + " SET v_nf = 0; FETCH c INTO v_cand; END WHILE; CLOSE c; COMMIT;"
                 + " SELECT v_seen AS seen, v_acked AS acked; END");
+    }
+
+    /**
+     * Candidates under a claim rule are read without locking: InnoDB's locking reads may also lock, and with SKIP
+     * LOCKED skip, rows that the query's subqueries count (a key's leased jobs whose row a worker is extending the
+     * lease of), which would undercount them. The lease's conditional update settles races with other claimers.
+     */
+    @Override
+    protected String keyedLocking(String parameter) {
+        return dialect.limit(parameter);
     }
 
     // ---------------------------------------------------------------- enqueue
@@ -251,6 +285,37 @@ final class MySqlWorkStore extends StandardWorkStore {
     }
 
     /**
+     * A claim under a rule as one compound statement (MariaDB with SKIP LOCKED): fair claims, and claims with a limit
+     * of 1, where one statement takes at most one job per key ({@link #compound(int, ClaimRule)}); a higher limit takes
+     * the generic rounds in a transaction. Inside a caller's transaction, and on MySQL, the generic transaction.
+     */
+    @Override
+    public SqlOp<List<Job>> claim(int max, long leaseMs, long token, ClaimRule rule) {
+        SqlOp<List<Job>> transaction = super.claim(max, leaseMs, token, rule);
+        if (!compoundKeyed(rule)) {
+            return transaction;
+        }
+        return Compound.orTransaction(c -> compoundClaim(c, NONE, NONE, max, leaseMs, token, rule).claimed(),
+                transaction);
+    }
+
+    @Override
+    public SqlOp<AckedAndClaimed> ackAndClaim(long[] ids, long[] tokens, int max, long leaseMs, long token,
+                                              ClaimRule rule) {
+        SqlOp<AckedAndClaimed> transaction = super.ackAndClaim(ids, tokens, max, leaseMs, token, rule);
+        if (!compoundKeyed(rule)) {
+            return transaction;
+        }
+        return Compound.orTransaction(c -> compoundClaim(c, ids, tokens, max, leaseMs, token, rule), transaction);
+    }
+
+    /** @return whether a claim under the rule runs as one compound statement */
+    private boolean compoundKeyed(ClaimRule rule) {
+        return !rule.plain() && rule.maxLeasedPerKey() <= 1 && path == MySqlDialect.ClaimPath.SKIP_LOCKED
+                && mysql.compoundStatements();
+    }
+
+    /**
      * The skip-locked claim as one compound statement (MariaDB), in a READ COMMITTED transaction of its own: the
      * acks' {@code DELETE}s if any (their results come back as one flag per ack in the summary row), then a
      * consistent (lock-free) read of a window of candidate ids in claim order, then each candidate locked by its
@@ -265,19 +330,34 @@ final class MySqlWorkStore extends StandardWorkStore {
      */
     private AckedAndClaimed compoundClaim(Connection c, long[] ids, long[] tokens, int max, long leaseMs, long token)
             throws SQLException {
+        return compoundClaim(c, ids, tokens, max, leaseMs, token, ClaimRule.PLAIN);
+    }
+
+    private AckedAndClaimed compoundClaim(Connection c, long[] ids, long[] tokens, int max, long leaseMs, long token,
+                                          ClaimRule rule) throws SQLException {
         List<Locked> locked = new ArrayList<>();
         Set<Long> acked = new HashSet<>();
-        int window = Math.max(4 * max, 32);
+        // under a per-key limit the claims take turns, so no racer takes candidates: a window of the batch, not more
+        // (each candidate of a keyed window costs two index lookups)
+        int window = rule.limited() ? max : Math.max(4 * max, 32);
         for (int round = 0; anotherRound(round, locked.size()) && locked.size() < max;
              round++, window = (int) Math.min(4L * window, Integer.MAX_VALUE / 4)) {
             int acks = round == 0 ? ids.length : 0;
-            Sql sql = acks == 0 ? compoundClaim : acks == 1 ? compoundAckOneAndClaim : compound(acks);
+            Sql sql = rule.plain() ? (acks == 0 ? compoundClaim : acks == 1 ? compoundAckOneAndClaim : compound(acks))
+                    : acks <= 1 ? keyedCompound.computeIfAbsent(rule + "/" + acks, k -> compound(acks, rule))
+                    : compound(acks, rule);
             int[] seen = {-1};
             String[] ackedFlags = {""};
             int before = locked.size();
             try (PreparedStatement ps = sql.prepare(c)) {
                 Sql.Binder b = dialect.bind(sql, ps).setInt("window", window).setInt("n", max - before)
                         .set("token", token).set("lease", leaseMs);
+                if (sql.has("cursor")) {
+                    b.set("cursor", WorkTables.CLAIM_GATE);
+                }
+                if (sql.has("per_key")) {
+                    b.setInt("per_key", rule.maxLeasedPerKey());
+                }
                 for (int i = 0; i < acks; i++) {
                     b.set("a" + i, ids[i]).set("t" + i, tokens[i]);
                 }
@@ -308,7 +388,7 @@ final class MySqlWorkStore extends StandardWorkStore {
 
     /** A job as locked by the candidate query, with the server time the query ran at. */
     private record Locked(long id, String payload, int prio, int attempts, long enqueuedMs, String lastError,
-                          boolean leasedBefore, long nowMs) {
+                          boolean leasedBefore, long nowMs, String key) {
     }
 
     private List<Job> claimSkipLocked(Connection c, int max, long leaseMs, long token) throws SQLException {
@@ -342,12 +422,12 @@ final class MySqlWorkStore extends StandardWorkStore {
     }
 
     /** @return a locked job as the claim's query returned it (its columns, and the server time {@code now_ms}) */
-    private static Locked locked(ResultSet rs) throws SQLException {
+    private Locked locked(ResultSet rs) throws SQLException {
         rs.getLong("lease_token");
         boolean leasedBefore = !rs.wasNull();
         return new Locked(rs.getLong("id"), Jdbc.text(rs.getString("payload")), rs.getInt("prio"),
                 rs.getInt("attempts"), rs.getLong("enqueued_ms"), rs.getString("last_error"), leasedBefore,
-                rs.getLong("now_ms"));
+                rs.getLong("now_ms"), dialect.readKey(rs, "job_key"));
     }
 
     /** @return the jobs of a claim, as leased until the claim's server time plus the lease */
@@ -359,7 +439,8 @@ final class MySqlWorkStore extends StandardWorkStore {
         List<Job> jobs = new ArrayList<>(locked.size());
         for (Locked j : locked) {
             jobs.add(new Job(j.id(), j.payload(), j.prio(), j.attempts() + (j.leasedBefore() ? 1 : 0),
-                    Instant.ofEpochMilli(j.enqueuedMs()), Instant.ofEpochMilli(until), j.lastError(), token));
+                    Instant.ofEpochMilli(j.enqueuedMs()), Instant.ofEpochMilli(until), j.lastError(), token,
+                    j.key()));
         }
         return jobs;
     }
@@ -394,7 +475,7 @@ final class MySqlWorkStore extends StandardWorkStore {
                 + Jdbc.parameterList(ids.size(), "id") + ") AND lease_token = :token");
         try (PreparedStatement ps = read.prepare(c)) {
             Jdbc.bindList(dialect.bind(read, ps).set("token", token), "id", ids).done();
-            return inOrder(Jdbc.jobs(ps), ids);
+            return inOrder(Jdbc.jobs(ps, dialect), ids);
         }
     }
 

@@ -140,6 +140,15 @@ public class OracleDialect extends Dialect {
         return super.column(c) + (c.computed() ? " CHECK (" + c.name() + " " + INT64_RANGE + ")" : "");
     }
 
+    /**
+     * Oracle's form, without {@code COLUMN}: {@code ALTER TABLE t ADD (<column definition>)}. A column with a default
+     * and NOT NULL is added without rewriting the table (11g and later).
+     */
+    @Override
+    protected String addColumn(Schema.Table t, Schema.Column c) {
+        return "ALTER TABLE " + t.name() + " ADD (" + column(c) + ")";
+    }
+
     /** {@code CREATE TABLE/INDEX IF NOT EXISTS} came with Oracle 23ai. */
     @Override
     protected boolean supportsIfNotExists() {

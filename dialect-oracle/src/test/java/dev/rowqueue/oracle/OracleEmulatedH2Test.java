@@ -77,6 +77,29 @@ class OracleEmulatedH2Test {
     }
 
     @Test
+    @DisplayName("emulated (H2 MODE=Oracle): the upgrade from schema version 1 executes, and unique keys allow NULLs")
+    void emulated_upgrade_from_version_1_executes_and_the_unique_index_takes_many_nulls() throws SQLException {
+        OracleDialect d = OracleDialectTest.dialect(19, null);
+        WorkTables t = WorkTables.of("mail");
+        execute(d.workDdl(t, 1));
+        execute(List.of("INSERT INTO mail (payload, prio, state, due_ms, attempts, enqueued_ms) VALUES ('old', 0, 0,"
+                + " 1, 0, 1)"));
+        execute(d.workUpgradeDdl(t));
+        execute(List.of("INSERT INTO mail (payload, prio, state, due_ms, attempts, enqueued_ms, job_key, unique_key,"
+                + " key_seq) VALUES ('a', 0, 0, 1, 0, 1, 'k', NULL, 1)",
+                "INSERT INTO mail (payload, prio, state, due_ms, attempts, enqueued_ms, job_key, unique_key, key_seq)"
+                        + " VALUES ('b', 0, 0, 1, 0, 1, 'k', 'u', 2)"));
+        assertThrows(SQLException.class, () -> execute(List.of("INSERT INTO mail (payload, prio, state, due_ms,"
+                + " attempts, enqueued_ms, unique_key) VALUES ('c', 0, 0, 1, 0, 1, 'u')")), "one live job per unique key");
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+                "SELECT COUNT(*), SUM(key_seq) FROM mail WHERE unique_key IS NULL")) {
+            assertTrue(rs.next());
+            assertEquals(2, rs.getInt(1), "the old job and a job without a unique key");
+            assertEquals(1, rs.getInt(2), "the old job got key_seq 0 from the column's default");
+        }
+    }
+
+    @Test
     @DisplayName("emulated (H2 MODE=Oracle): the 64-bit range checks reject 2^63, which NUMBER(19) would hold")
     void emulated_range_checks_reject_values_past_the_64_bit_range() throws SQLException {
         OracleDialect d = OracleDialectTest.dialect(19, null);

@@ -4,6 +4,7 @@ import dev.rowqueue.Job;
 import dev.rowqueue.RingOptions;
 import dev.rowqueue.RingStrategy;
 import dev.rowqueue.SequenceExhaustedException;
+import dev.rowqueue.spi.ClaimRule;
 import dev.rowqueue.spi.CounterStore;
 import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.RingStore;
@@ -145,7 +146,7 @@ class OracleStatementsTest {
     static final String LEASE = "UPDATE mail SET attempts = attempts + CASE WHEN lease_token IS NULL THEN 0 ELSE 1"
             + " END, lease_token = ?, due_ms = " + NOW + " + ? WHERE id IN (?, ?) AND state = 0 AND due_ms <= " + NOW;
     static final String READ_LEASED = "SELECT id, payload, prio, attempts, enqueued_ms, due_ms, last_error,"
-            + " lease_token FROM mail WHERE id IN (?, ?) AND lease_token = ?";
+            + " lease_token, job_key FROM mail WHERE id IN (?, ?) AND lease_token = ?";
 
     private static Map<String, Object> job(long id) {
         return row("id", id, "payload", "p" + id, "prio", 0, "attempts", 0, "enqueued_ms", 1L, "due_ms", 2L,
@@ -208,18 +209,114 @@ class OracleStatementsTest {
         String mine = " WHERE id = ? AND lease_token = ? AND state = 0";
         String revive = "UPDATE mail SET state = 0, attempts = 0, due_ms = " + NOW + ", lease_token = NULL WHERE state = 1";
         assertEquals(List.of("DELETE FROM mail" + mine,
-                "UPDATE mail SET state = CASE WHEN attempts + 1 >= ? THEN 1 ELSE 0 END, attempts = attempts + 1,"
+                "UPDATE mail SET state = CASE WHEN attempts + 1 >= ? THEN 1 ELSE 0 END, unique_key = CASE WHEN"
+                        + " attempts + 1 >= ? THEN NULL ELSE unique_key END, attempts = attempts + 1,"
                         + " due_ms = " + NOW + " + ?, last_error = ?, lease_token = NULL" + mine,
                 "UPDATE mail SET due_ms = " + NOW + ", lease_token = NULL" + mine,
                 "UPDATE mail SET due_ms = " + NOW + " + ?" + mine,
-                "UPDATE mail SET state = 1, last_error = ?, lease_token = NULL" + mine,
-                "SELECT id, payload, prio, attempts, enqueued_ms, due_ms, last_error, lease_token FROM mail"
+                "UPDATE mail SET state = 1, unique_key = NULL, last_error = ?, lease_token = NULL" + mine,
+                "SELECT id, payload, prio, attempts, enqueued_ms, due_ms, last_error, lease_token, job_key FROM mail"
                         + " WHERE state = 1 ORDER BY id FETCH FIRST ? ROWS ONLY",
                 revive + " AND id = ?", revive, "DELETE FROM mail WHERE state = 1",
                 "SELECT SUM(CASE WHEN state = 0 AND due_ms <= " + NOW + " THEN 1 ELSE 0 END), SUM(CASE WHEN state = 0"
                         + " AND due_ms > " + NOW + " AND lease_token IS NULL THEN 1 ELSE 0 END), SUM(CASE WHEN state = 0"
                         + " AND due_ms > " + NOW + " AND lease_token IS NOT NULL THEN 1 ELSE 0 END), SUM(CASE WHEN"
                         + " state = 1 THEN 1 ELSE 0 END) FROM mail"), c.sql());
+    }
+
+    // ---------------------------------------------------------------- keyed jobs (not yet run on an Oracle engine)
+
+    static final String LIVE_UNIQUE = "SELECT id FROM mail WHERE unique_key = ? AND state = 0";
+    static final String KEY_ROUND = "SELECT 1 AS part, MAX(key_seq) AS key_seq FROM mail WHERE job_key = ? AND"
+            + " state = 0 UNION ALL SELECT 2, MIN(key_seq) FROM mail WHERE state = 0 AND key_seq > 0 AND due_ms <= "
+            + NOW;
+    static final String INSERT_KEYED = "INSERT INTO mail (payload, prio, state, due_ms, attempts, enqueued_ms, job_key,"
+            + " unique_key, key_seq) VALUES (?, ?, 0, " + NOW + " + ?, 0, " + NOW + ", ?, ?, ?)";
+    static final String GATE = "UPDATE mail_rot SET last_id = last_id + 1 WHERE cursor_name = ?";
+    static final String KEYED = "SELECT j.id FROM mail j WHERE j.state = 0 AND j.due_ms <= " + NOW
+            + " AND (j.job_key IS NULL OR (%s AND NOT EXISTS (SELECT 1 FROM mail o WHERE o.job_key = j.job_key AND"
+            + " o.state = 0 AND o.due_ms <= " + NOW + " AND (o.key_seq < j.key_seq OR (o.key_seq = j.key_seq AND"
+            + " o.id < j.id)))))";
+    static final String LEASED = " FROM mail l WHERE l.job_key = j.job_key AND l.lease_token IS NOT NULL AND"
+            + " l.state = 0 AND l.due_ms > " + NOW;
+
+    @Test
+    void a_keyed_enqueue_reads_the_keys_round_and_inserts_each_job_with_the_next_one() throws SQLException {
+        ScriptedConnection c = new ScriptedConnection()
+                .rows(row("part", 1, "key_seq", 7L), row("part", 2, "key_seq", 3L))
+                .rows(row("ID", 41L)).rows(row("ID", 42L));
+        SqlOp<long[]> op = work.enqueue(List.of("a", "b"), 5, 0, "tenant", null);
+        assertFalse(op.singleStatement(), "one transaction");
+        assertArrayEquals(new long[] {41, 42}, run(op, c));
+        assertEquals(List.of(KEY_ROUND, INSERT_KEYED, INSERT_KEYED), c.sql());
+        assertEquals("tenant", c.executions().get(0).value(1));
+        assertEquals("tenant", c.executions().get(1).value(4));
+        assertEquals(ScriptedConnection.NULL, c.executions().get(1).value(5), "no unique key");
+        assertEquals(8L, c.executions().get(1).value(6), "one more than the key's newest round");
+        assertEquals(9L, c.executions().get(2).value(6));
+    }
+
+    @Test
+    void a_unique_enqueue_returns_the_live_holder_and_a_lost_race_reads_the_winner_under_a_savepoint()
+            throws SQLException {
+        ScriptedConnection held = new ScriptedConnection().rows(row("id", 17L));
+        assertArrayEquals(new long[] {17}, run(work.enqueue(List.of("x"), 0, 0, null, "inv-7"), held));
+        assertEquals(List.of(LIVE_UNIQUE), held.sql(), "a live holder: nothing written");
+
+        ScriptedConnection race = new ScriptedConnection()
+                .rows()                                                              // no holder yet
+                .fails(new SQLException("ORA-00001: unique constraint violated", "23000", 1)) // a racer won
+                .rows(row("id", 18L));                                               // the winner's job
+        assertArrayEquals(new long[] {18}, run(work.enqueue(List.of("x"), 0, 0, null, "inv-7"), race));
+        assertEquals(List.of(LIVE_UNIQUE, INSERT_KEYED, LIVE_UNIQUE), race.sql());
+        assertEquals(List.of("setSavepoint", "rollback(savepoint)"), race.calls());
+        assertEquals("inv-7", race.executions().get(1).value(5));
+        assertEquals(0L, race.executions().get(1).value(6), "a job without a key is in round 0");
+    }
+
+    @Test
+    void a_claim_under_a_per_key_limit_takes_the_gate_then_the_keys_next_jobs_with_skip_locked() throws SQLException {
+        WorkStore store = dialect.workStore(WorkTables.of("mail"));
+        ScriptedConnection c = new ScriptedConnection().updated(1).rows(row("id", 4L), row("id", 3L)).updated(2)
+                .rows(job(3), job(4));
+        List<Job> jobs = run(store.claim(2, 1000, 9, new ClaimRule(1, false)), c);
+        assertEquals(List.of(4L, 3L), jobs.stream().map(Job::id).toList());
+        assertEquals(List.of(GATE, KEYED.formatted("(SELECT COUNT(*)" + LEASED + ") < ?")
+                + " ORDER BY j.prio DESC, j.due_ms, j.id FOR UPDATE SKIP LOCKED", LEASE, READ_LEASED), c.sql());
+        assertEquals(1, c.executions().get(1).value(1), ":per_key");
+        assertEquals(WorkTables.CLAIM_GATE, c.executions().get(0).value(1));
+        assertEquals(2, c.executions().get(1).fetchSize(), "n rows fetched, so only n locked");
+        assertEquals(2, c.executions().get(1).maxRows());
+    }
+
+    @Test
+    void a_fair_claim_with_a_limit_above_1_counts_leased_jobs_and_orders_by_round() throws SQLException {
+        ScriptedConnection c = new ScriptedConnection().updated(1).rows(row("id", 4L)).updated(1).rows(job(4))
+                .rows();
+        List<Job> jobs = run(work.claim(3, 1000, 9, new ClaimRule(2, true)), c);
+        assertTrue(c.scriptUsed());
+        assertEquals(List.of(4L), jobs.stream().map(Job::id).toList());
+        String keyed = KEYED.formatted("(SELECT COUNT(*)" + LEASED + ") < ?")
+                + " ORDER BY j.key_seq, j.prio DESC, j.id FOR UPDATE SKIP LOCKED";
+        assertEquals(List.of(GATE, keyed, LEASE.replace("(?, ?)", "(?)"), READ_LEASED.replace("(?, ?)", "(?)"),
+                keyed), c.sql(), "a limit above 1 looks again for each key's next job");
+        assertEquals(2, c.executions().get(1).value(1), ":per_key");
+    }
+
+    @Test
+    void a_fair_claim_without_a_limit_takes_no_gate_and_stats_by_key_group_the_keyed_jobs() throws SQLException {
+        ScriptedConnection c = new ScriptedConnection().rows(row("id", 4L)).updated(1).rows(job(4));
+        run(work.claim(1, 1000, 9, new ClaimRule(0, true)), c);
+        assertEquals(List.of("SELECT j.id FROM mail j WHERE j.state = 0 AND j.due_ms <= " + NOW
+                + " ORDER BY j.key_seq, j.prio DESC, j.id FOR UPDATE SKIP LOCKED", LEASE.replace("(?, ?)", "(?)"),
+                READ_LEASED.replace("(?, ?)", "(?)")), c.sql());
+        ScriptedConnection s = new ScriptedConnection().rows(row("job_key", "k", "r", 1L, "s", 2L, "l", 3L, "d", 4L));
+        assertEquals(java.util.Map.of("k", new dev.rowqueue.QueueStats(1, 2, 3, 4)), run(work.statsByKey(10), s));
+        assertEquals(List.of("SELECT job_key, SUM(CASE WHEN state = 0 AND due_ms <= " + NOW + " THEN 1 ELSE 0 END),"
+                + " SUM(CASE WHEN state = 0 AND due_ms > " + NOW + " AND lease_token IS NULL THEN 1 ELSE 0 END),"
+                + " SUM(CASE WHEN state = 0 AND due_ms > " + NOW + " AND lease_token IS NOT NULL THEN 1 ELSE 0 END),"
+                + " SUM(CASE WHEN state = 1 THEN 1 ELSE 0 END) FROM mail WHERE job_key IS NOT NULL GROUP BY job_key"
+                + " ORDER BY COUNT(*) DESC, job_key FETCH FIRST ? ROWS ONLY"), s.sql());
     }
 
     static final String ADD_UPDATE = "UPDATE sales SET counter_value = counter_value + ? WHERE counter_key = ? AND"

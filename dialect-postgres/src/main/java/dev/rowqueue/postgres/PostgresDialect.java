@@ -206,16 +206,30 @@ public class PostgresDialect extends Dialect {
     }
 
     /**
-     * Two partial indexes instead of the generic claim index: {@code (prio DESC, due_ms, id)} over live jobs, which a
-     * claim walks in order and leaves after {@code n} rows however many jobs are dead; and {@code (id)} over dead
-     * jobs, for dead-letter listing, revival and purging.
+     * Partial indexes instead of the generic ones: {@code (prio DESC, due_ms, id)} over live jobs, which a claim walks
+     * in order and leaves after {@code n} rows however many jobs are dead; {@code (id)} over dead jobs, for
+     * dead-letter listing, revival and purging; {@code (key_seq, prio DESC, id)} over live jobs for fair claims; and
+     * the key indexes over the rows that have a key ({@link #partialIndexes()}), so queues without keys pay nothing
+     * for them.
      */
     @Override
-    public List<String> workDdl(WorkTables t) {
-        Schema.Table jobs = Schema.jobs(t).withIndexes(List.of(
+    protected List<Schema.Index> workIndexes(WorkTables t) {
+        List<Schema.Index> indexes = new ArrayList<>(List.of(
                 Schema.Index.on(t.claimIndex(), false, "prio DESC", "due_ms", "id").where("state = " + WorkTables.LIVE),
                 Schema.Index.on(t.deadIndex(), false, "id").where("state = " + WorkTables.DEAD)));
-        return create(jobs, Schema.cursors(t));
+        for (Schema.Index i : Schema.keyIndexes(t)) {
+            indexes.add(i.name().equals(t.fairIndex())
+                    ? Schema.Index.on(t.fairIndex(), false, "key_seq", "prio DESC", "id").where("state = "
+                            + WorkTables.LIVE)
+                    : i);
+        }
+        return indexes;
+    }
+
+    /** Keyed indexes leave out rows without a key. */
+    @Override
+    public boolean partialIndexes() {
+        return true;
     }
 
     @Override

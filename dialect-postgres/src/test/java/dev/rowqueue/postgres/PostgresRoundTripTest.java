@@ -113,6 +113,32 @@ class PostgresRoundTripTest {
         count("stats", q::stats);
     }
 
+    /**
+     * Keyed enqueues, unique enqueues (new or held), and claims and handoffs under a per-key limit of 1 or fair: one
+     * execution each in auto-commit mode; a limited claim's execution is two statements of one implicit transaction
+     * (the gate's advisory lock, then the claim), sent together.
+     */
+    @Test
+    void keyed_operations_are_one_execution_each() {
+        WorkQueue q = rq.workQueue("rt_keyed", WorkQueueOptions.defaults().leaseDuration(Duration.ofMinutes(5))
+                .maxLeasedPerKey(1));
+        WorkQueue fair = rq.workQueue("rt_keyed", WorkQueueOptions.defaults().leaseDuration(Duration.ofMinutes(5))
+                .fairClaims(true));
+        q.enqueue("warm up", Enqueue.key("w"));
+        count("enqueueAll of 5 with a key", () -> q.enqueueAll(List.of("a", "b", "c", "d", "e"), Enqueue.key("k")));
+        count("enqueue with a unique key", () -> q.enqueue("u", Enqueue.key("u").unique()));
+        count("enqueue with a held unique key", () -> q.enqueue("u again", Enqueue.key("u").unique()));
+        List<Job> jobs = count("claim up to 10 under maxLeasedPerKey(1)", () -> q.claim(10));
+        assertEquals(3, jobs.size(), "one job of each key: " + jobs);
+        count("ackAndClaim of 1 under maxLeasedPerKey(1)", () -> q.ackAndClaim(List.of(jobs.get(0)), 1));
+        count("fair claim up to 2", () -> fair.claim(2));
+        for (String op : List.of("enqueueAll of 5 with a key", "enqueue with a unique key",
+                "enqueue with a held unique key", "claim up to 10 under maxLeasedPerKey(1)",
+                "ackAndClaim of 1 under maxLeasedPerKey(1)", "fair claim up to 2")) {
+            assertOneStatement(op);
+        }
+    }
+
     @Test
     void counter_operations_are_one_statement_each() {
         Counters c = rq.counters("rt_counters");

@@ -219,6 +219,12 @@ public class SqliteDialect extends Dialect {
                 : super.ringStore(tables, options);
     }
 
+    /** SQLite has partial indexes (3.8.0 and later): keyed indexes leave out rows without a key. */
+    @Override
+    public boolean partialIndexes() {
+        return true;
+    }
+
     @Override
     public WorkStore workStore(WorkTables tables) {
         return new SqliteWorkStore(this, tables);

@@ -109,7 +109,7 @@ final class SqliteWorkStore extends StandardWorkStore {
                 + ") AND state = " + WorkTables.LIVE + " AND due_ms <= " + now + " RETURNING " + Jdbc.JOB_COLUMNS);
         try (PreparedStatement ps = sql.prepare(c)) {
             Jdbc.bindList(dialect.bind(sql, ps).set("token", token).set("lease", leaseMs), "id", ids).done();
-            return inOrder(Jdbc.jobs(ps), ids);
+            return inOrder(Jdbc.jobs(ps, dialect), ids);
         }
     }
 }

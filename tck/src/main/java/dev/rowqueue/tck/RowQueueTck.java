@@ -136,6 +136,16 @@ public abstract class RowQueueTck {
         }
     }
 
+    /** Keyed jobs: unique keys, per-key limits, fair claims, the schema upgrade. */
+    @Nested
+    @DisplayName("keyed jobs")
+    class KeyedJobs extends KeyedJobContract {
+        @Override
+        protected TckEnv env() {
+            return env;
+        }
+    }
+
     /** Round-robin rotation. */
     @Nested
     @DisplayName("rotation")
