@@ -65,6 +65,8 @@ public enum Operation {
     PURGE_DEAD(QueueKind.WORK),
     /** {@link WorkQueue#stats}: items 1. */
     STATS(QueueKind.WORK),
+    /** {@link WorkQueue#statsByKey}: items = keys counted. */
+    STATS_BY_KEY(QueueKind.WORK),
 
     // ------------------------------------------------------------------ counters
 

@@ -203,10 +203,9 @@ public interface WorkQueue {
      *
      * @param limit how many keys at most, 1 to 1,000
      * @return key to counts, in that order
+     * @throws IllegalArgumentException for a limit outside 1 to 1,000, before any SQL runs
      */
-    default Map<String, QueueStats> statsByKey(int limit) {
-        throw new UnsupportedOperationException(getClass().getName() + " does not count jobs by key");
-    }
+    Map<String, QueueStats> statsByKey(int limit);
 
     /**
      * A view of this queue whose operations run on the caller's connection, inside the caller's transaction

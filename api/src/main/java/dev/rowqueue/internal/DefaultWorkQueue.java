@@ -405,6 +405,12 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public Map<String, QueueStats> statsByKey(int limit) {
+        Operations ops = context.operations();
+        return ops == null ? statsByKeyNow(limit)
+                : ops.run(name, Operation.STATS_BY_KEY, () -> statsByKeyNow(limit), Map::size);
+    }
+
+    private Map<String, QueueStats> statsByKeyNow(int limit) {
         Validation.batch("key limit", limit);
         return context.executor().run("count jobs of " + name + " by key", store.statsByKey(limit));
     }

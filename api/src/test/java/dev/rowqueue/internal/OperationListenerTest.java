@@ -154,6 +154,10 @@ class OperationListenerTest {
             assertEvent(rec.one(), "mail", Operation.PURGE_DEAD, 0);
             work.stats();
             assertEvent(rec.one(), "mail", Operation.STATS, 1);
+            work.enqueue("keyed", Enqueue.key("tenant-1"));
+            rec.take();
+            assertThat(work.statsByKey(10)).containsOnlyKeys("tenant-1");
+            assertEvent(rec.one(), "mail", Operation.STATS_BY_KEY, 1);
 
             // counters
             counters.increment("k");

@@ -280,6 +280,15 @@ public class RowQueueProperties {
         /** The longest delay before a retry. Unset: 1 h. */
         private Duration maxRetryDelay;
 
+        /**
+         * How many jobs of one key may be leased at once, across every consumer and node; 0: no limit. Every consumer
+         * of the queue must use the same value. Unset: no limit.
+         */
+        private Integer maxLeasedPerKey;
+
+        /** Whether claims take turns between keys instead of following priority, due time and id. Unset: false. */
+        private Boolean fairClaims;
+
         /** Options of workers of this queue declared as beans without explicit WorkerOptions. */
         private final Worker worker = new Worker();
 
@@ -315,6 +324,22 @@ public class RowQueueProperties {
             this.maxRetryDelay = maxRetryDelay;
         }
 
+        public Integer getMaxLeasedPerKey() {
+            return maxLeasedPerKey;
+        }
+
+        public void setMaxLeasedPerKey(Integer maxLeasedPerKey) {
+            this.maxLeasedPerKey = maxLeasedPerKey;
+        }
+
+        public Boolean getFairClaims() {
+            return fairClaims;
+        }
+
+        public void setFairClaims(Boolean fairClaims) {
+            this.fairClaims = fairClaims;
+        }
+
         public Worker getWorker() {
             return worker;
         }
@@ -334,6 +359,12 @@ public class RowQueueProperties {
             if (retryBackoff != null || maxRetryDelay != null) {
                 o = o.retryBackoff(retryBackoff != null ? retryBackoff : o.retryBackoff(),
                         maxRetryDelay != null ? maxRetryDelay : o.maxRetryDelay());
+            }
+            if (maxLeasedPerKey != null) {
+                o = o.maxLeasedPerKey(maxLeasedPerKey);
+            }
+            if (fairClaims != null) {
+                o = o.fairClaims(fairClaims);
             }
             return o;
         }

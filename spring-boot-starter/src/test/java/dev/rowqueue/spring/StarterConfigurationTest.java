@@ -78,6 +78,8 @@ class StarterConfigurationTest {
                         "rowqueue.work-queues.emails.worker.prefetch-window=50ms",
                         "rowqueue.work-queues.fixed.worker.prefetch=2",
                         "rowqueue.work-queues[order_events].max-attempts=3",
+                        "rowqueue.work-queues.tenants.max-leased-per-key=1",
+                        "rowqueue.work-queues.tenants.fair-claims=true",
                         "rowqueue.rings.recent.capacity=3",
                         "rowqueue.rings.recent.strategy=single-writer")
                 .run(ctx -> {
@@ -93,6 +95,8 @@ class StarterConfigurationTest {
                     assertThat(queues.workQueue("EMAILS")).as("names fold to lower case")
                             .isSameAs(queues.workQueue("emails"));
                     assertThat(queues.workQueue("order_events").options().maxAttempts()).isEqualTo(3);
+                    assertThat(queues.workQueue("tenants").options()).isEqualTo(WorkQueueOptions.defaults()
+                            .maxLeasedPerKey(1).fairClaims(true));
                     assertThat(queues.workQueue("unconfigured").options()).isEqualTo(WorkQueueOptions.defaults());
 
                     WorkerOptions w = queues.workerOptions("emails");
