@@ -6,6 +6,7 @@ import dev.rowqueue.QueueKind;
 import dev.rowqueue.RingOptions;
 import dev.rowqueue.RingStrategy;
 import dev.rowqueue.SchemaException;
+import dev.rowqueue.TransientRowQueueException;
 import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.RingTables;
@@ -273,7 +274,8 @@ final class SchemaManager {
     }
 
     /**
-     * Runs DDL statements one by one. "Already exists" (from a node that got there first) is expected. Other errors
+     * Runs DDL statements one by one. "Already exists" (from a node that got there first) is expected; a transient
+     * failure (a deadlock or lock timeout among nodes creating the same tables) is retried by the executor. Other errors
      * are collected rather than thrown: a dialect cannot always recognise another node's concurrent creation (the
      * portable dialect knows no vendor codes), so the probes that follow decide whether the schema is usable, and
      * carry these errors if it is not. They are logged once the probes have told which case it is
@@ -282,15 +284,23 @@ final class SchemaManager {
     private List<DdlFailure> createAll(List<String> statements) {
         List<DdlFailure> errors = new ArrayList<>();
         for (String ddl : statements) {
-            SQLException error = executor.run("create schema (" + ddl + ")", SqlOp.statement(c -> {
-                try (Statement s = c.createStatement()) {
-                    s.execute(ddl);
-                    return null;
-                } catch (SQLException e) {
-                    SqlErrorKind kind = dialect.classify(e);
-                    return kind == SqlErrorKind.ALREADY_EXISTS || kind == SqlErrorKind.DUPLICATE_KEY ? null : e;
-                }
-            }));
+            SQLException error;
+            try {
+                error = executor.run("create schema (" + ddl + ")", SqlOp.statement(c -> {
+                    try (Statement s = c.createStatement()) {
+                        s.execute(ddl);
+                        return null;
+                    } catch (SQLException e) {
+                        SqlErrorKind kind = dialect.classify(e);
+                        if (kind.transientFailure()) {
+                            throw e; // a deadlock victim or lock timeout among racing creators: run it again
+                        }
+                        return kind == SqlErrorKind.ALREADY_EXISTS || kind == SqlErrorKind.DUPLICATE_KEY ? null : e;
+                    }
+                }));
+            } catch (TransientRowQueueException e) {
+                error = e.getCause() instanceof SQLException cause ? cause : new SQLException(e.getMessage(), e);
+            }
             if (error != null) {
                 errors.add(new DdlFailure(ddl, error));
             } else {

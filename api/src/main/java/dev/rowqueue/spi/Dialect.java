@@ -290,9 +290,23 @@ public abstract class Dialect {
         List<String> ddl = new ArrayList<>();
         ddl.add(createTable(t));
         for (Schema.Index i : t.indexes()) {
-            ddl.add(createIndex(t, i));
+            if (!declaredInTable(i)) {
+                ddl.add(createIndex(t, i));
+            }
         }
         return ddl;
+    }
+
+    /**
+     * Whether an index is declared inside CREATE TABLE, as a {@code CONSTRAINT <name> UNIQUE (...)} table element,
+     * instead of by its own statement. None is by default; the portable dialect declares its unique constraints there,
+     * so that a new table never needs an {@code ALTER TABLE} (Derby).
+     *
+     * @param i a unique index of the table
+     * @return whether {@link #tableElements} declares it
+     */
+    protected boolean declaredInTable(Schema.Index i) {
+        return false;
     }
 
     /**
@@ -307,7 +321,8 @@ public abstract class Dialect {
 
     /**
      * @param t a table
-     * @return its columns, primary key and checks, comma separated, for CREATE TABLE
+     * @return its columns, primary key, checks and the unique constraints {@link #declaredInTable}, comma separated,
+     *         for CREATE TABLE
      */
     protected final String tableElements(Schema.Table t) {
         List<String> parts = new ArrayList<>();
@@ -321,6 +336,11 @@ public abstract class Dialect {
         }
         for (String check : t.checks()) {
             parts.add("CHECK (" + check + ")");
+        }
+        for (Schema.Index i : t.indexes()) {
+            if (declaredInTable(i)) {
+                parts.add("CONSTRAINT " + i.name() + " UNIQUE (" + String.join(", ", i.columns()) + ")");
+            }
         }
         return String.join(", ", parts);
     }

@@ -93,16 +93,30 @@ public final class PortableDialect extends Dialect {
     }
 
     /**
-     * Without descending index columns, the claim index is ascending (claims then sort their candidates). Where a
-     * unique index would allow only one NULL ({@link PortableFeatures#uniqueIndexNulls()} false: Derby), a unique
-     * {@linkplain Schema.Index#keyed() keyed} index is a UNIQUE constraint instead, which SQL lets hold any number of
-     * NULLs.
+     * Where a unique index would allow only one NULL ({@link PortableFeatures#uniqueIndexNulls()} false: Derby), a
+     * unique {@linkplain Schema.Index#keyed() keyed} index is a UNIQUE constraint instead, which SQL lets hold any
+     * number of NULLs, declared in the CREATE TABLE (a table being created is locked by its creator alone; an
+     * {@code ALTER TABLE} of a new table raced the other nodes' index creation on Derby).
+     */
+    @Override
+    protected boolean declaredInTable(Schema.Index i) {
+        return constraintInstead(i);
+    }
+
+    private boolean constraintInstead(Schema.Index i) {
+        return i.unique() && i.keyed() && !features.uniqueIndexNulls();
+    }
+
+    /**
+     * Without descending index columns, the claim index is ascending (claims then sort their candidates). A unique
+     * keyed index that is a constraint here ({@link #declaredInTable}) is added by {@code ALTER TABLE ... ADD
+     * CONSTRAINT} when an upgrade adds it to an existing table.
      */
     @Override
     protected String createIndex(Schema.Table t, Schema.Index i) {
         Schema.Index index = features.descendingIndexes() ? i : new Schema.Index(i.name(),
                 i.columns().stream().map(c -> c.replace(" DESC", "")).toList(), i.unique(), i.where(), i.keyed());
-        if (index.unique() && index.keyed() && !features.uniqueIndexNulls()) {
+        if (constraintInstead(index)) {
             return "ALTER TABLE " + t.name() + " ADD CONSTRAINT " + index.name() + " UNIQUE ("
                     + String.join(", ", index.columns()) + ")";
         }

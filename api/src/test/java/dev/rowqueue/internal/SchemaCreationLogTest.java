@@ -31,9 +31,31 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class SchemaCreationLogTest {
 
+    /** Called from SQL ({@code CALL ROWQUEUE_FLAKY_DDL()}); public for H2's reflection. */
+    public static final class FlakyDdl {
+        /** How many times {@link #failOnce} ran. */
+        static final java.util.concurrent.atomic.AtomicInteger CALLS = new java.util.concurrent.atomic.AtomicInteger();
+
+        private FlakyDdl() {
+        }
+
+        /**
+         * Fails its first call as a deadlock victim would (SQLState 40001), as DDL of nodes creating the same tables
+         * at once can, then succeeds.
+         *
+         * @throws SQLException on the first call
+         */
+        public static void failOnce() throws SQLException {
+            if (CALLS.incrementAndGet() == 1) {
+                throw new SQLException("deadlock among creators (simulated)", "40001");
+            }
+        }
+    }
+
     /** A dialect that knows no "already exists" code, and can break its work queue's jobs table on request. */
     static final class UnawareDialect extends Dialect {
         private final boolean brokenJobsTable;
+        private boolean flakyStatement;
 
         UnawareDialect(DatabaseProduct product, boolean brokenJobsTable) {
             super(product);
@@ -57,6 +79,9 @@ class SchemaCreationLogTest {
             if (brokenJobsTable) {
                 ddl.set(0, "CREATE TABLE " + t.jobs() + " (id NO_SUCH_TYPE)");
             }
+            if (flakyStatement) {
+                ddl.add(1, "CALL ROWQUEUE_FLAKY_DDL()");
+            }
             return ddl;
         }
     }
@@ -76,6 +101,10 @@ class SchemaCreationLogTest {
     }
 
     private static RowQueues node(String database, boolean brokenJobsTable) {
+        return node(database, brokenJobsTable, false);
+    }
+
+    private static RowQueues node(String database, boolean brokenJobsTable, boolean flakyStatement) {
         JdbcDataSource ds = new JdbcDataSource();
         ds.setURL("jdbc:h2:mem:" + database + ";DB_CLOSE_DELAY=-1");
         return RowQueues.builder(ds).registerDialect(new DialectProvider() {
@@ -91,7 +120,9 @@ class SchemaCreationLogTest {
 
             @Override
             public Dialect create(DatabaseProduct product, Map<String, String> options) {
-                return new UnawareDialect(product, brokenJobsTable);
+                UnawareDialect dialect = new UnawareDialect(product, brokenJobsTable);
+                dialect.flakyStatement = flakyStatement;
+                return dialect;
             }
         }).build();
     }
@@ -135,5 +166,21 @@ class SchemaCreationLogTest {
         assertThat(warnings.get(0)).contains("CREATE TABLE log_broken_work (id NO_SUCH_TYPE)");
         assertThat(warnings.get(1)).contains("CREATE INDEX log_broken_work_due ON log_broken_work");
         assertThat(warnings.get(2)).contains("CREATE UNIQUE INDEX log_broken_work_uniq ON log_broken_work");
+    }
+
+    @Test
+    void ddl_that_fails_transiently_is_run_again_not_skipped() throws SQLException {
+        JdbcDataSource ds = new JdbcDataSource();
+        ds.setURL("jdbc:h2:mem:log_flaky;DB_CLOSE_DELAY=-1");
+        try (var c = ds.getConnection(); var st = c.createStatement()) {
+            st.execute("CREATE ALIAS ROWQUEUE_FLAKY_DDL FOR \"" + FlakyDdl.class.getName() + ".failOnce\"");
+        }
+        FlakyDdl.CALLS.set(0);
+        try (RowQueues node = node("log_flaky", false, true)) {
+            node.workQueue("log_flaky_work").enqueue("j");
+            assertThat(node.workQueue("log_flaky_work").stats().ready()).isEqualTo(1);
+        }
+        assertThat(FlakyDdl.CALLS.get()).as("the deadlock victim ran again").isEqualTo(2);
+        assertThat(schemaWarnings()).isEmpty();
     }
 }
