@@ -311,6 +311,22 @@ final class PostgresWorkStore extends StandardWorkStore {
         return rule.maxLeasedPerKey() <= 1;
     }
 
+    /** Binds what every {@link #keyed} statement may name: token, lease, row limit, gate and per-key limit. */
+    private Sql.Binder bindKeyed(Sql sql, PreparedStatement ps, int max, long leaseMs, long token, ClaimRule rule)
+            throws SQLException {
+        Sql.Binder b = dialect.bind(sql, ps).set("token", token).set("lease", leaseMs);
+        if (sql.has("n")) {
+            b.setInt("n", max);
+        }
+        if (sql.has("gate")) {
+            b.set("gate", gate);
+        }
+        if (sql.has("per_key")) {
+            b.setInt("per_key", rule.maxLeasedPerKey());
+        }
+        return b;
+    }
+
     @Override
     public SqlOp<List<Job>> claim(int max, long leaseMs, long token, ClaimRule rule) {
         if (rule.plain() || !oneTrip(rule)) {
@@ -320,16 +336,7 @@ final class PostgresWorkStore extends StandardWorkStore {
         return SqlOp.statement(c -> {
             List<Keyed> claimed = new ArrayList<>();
             try (PreparedStatement ps = sql.prepare(c)) {
-                Sql.Binder b = dialect.bind(sql, ps).set("token", token).set("lease", leaseMs);
-                if (sql.has("n")) {
-                    b.setInt("n", max);
-                }
-                if (sql.has("gate")) {
-                    b.set("gate", gate);
-                }
-                if (sql.has("per_key")) {
-                    b.setInt("per_key", rule.maxLeasedPerKey());
-                }
+                Sql.Binder b = bindKeyed(sql, ps, max, leaseMs, token, rule);
                 b.done();
                 lastResult(ps, rs -> claimed.add(Keyed.of(rs, dialect)));
             }
@@ -352,16 +359,7 @@ final class PostgresWorkStore extends StandardWorkStore {
             List<Keyed> claimed = new ArrayList<>();
             Set<Long> acked = new HashSet<>();
             try (PreparedStatement ps = sql.prepare(c)) {
-                Sql.Binder b = dialect.bind(sql, ps).set("token", token).set("lease", leaseMs);
-                if (sql.has("n")) {
-                    b.setInt("n", max);
-                }
-                if (sql.has("gate")) {
-                    b.set("gate", gate);
-                }
-                if (sql.has("per_key")) {
-                    b.setInt("per_key", rule.maxLeasedPerKey());
-                }
+                Sql.Binder b = bindKeyed(sql, ps, max, leaseMs, token, rule);
                 if (ids.length == 1) {
                     b.set("id", ids[0]).set("tok", tokens[0]);
                 } else {

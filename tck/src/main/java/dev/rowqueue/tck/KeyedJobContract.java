@@ -326,16 +326,7 @@ public abstract class KeyedJobContract extends Contract {
         ConcurrentLinkedQueue<Long> twice = new ConcurrentLinkedQueue<>();
         AtomicInteger done = new AtomicInteger();
         List<RowQueues> own = new ArrayList<>();
-        List<WorkQueue> handles = new ArrayList<>();
-        for (int t = 0; t < consumers; t++) {
-            if (t % 2 == 0) {
-                handles.add(q);
-            } else {
-                RowQueues instance = env().builder().build();
-                own.add(instance);
-                handles.add(instance.workQueue(q.name(), options));
-            }
-        }
+        List<WorkQueue> handles = consumersOf(q, options, consumers, own);
         try {
             ConcurrencyContract.together(consumers, t -> {
                 WorkQueue mine = handles.get(t);
@@ -439,16 +430,7 @@ public abstract class KeyedJobContract extends Contract {
         ConcurrentLinkedQueue<String> overlaps = new ConcurrentLinkedQueue<>();
         AtomicInteger acked = new AtomicInteger();
         List<RowQueues> own = new ArrayList<>();
-        List<WorkQueue> handles = new ArrayList<>();
-        for (int t = 0; t < consumers; t++) {
-            if (t % 2 == 0) {
-                handles.add(q);
-            } else {
-                RowQueues instance = env().builder().build();
-                own.add(instance);
-                handles.add(instance.workQueue(q.name(), options));
-            }
-        }
+        List<WorkQueue> handles = consumersOf(q, options, consumers, own);
         try {
             ConcurrencyContract.together(consumers, t -> {
                 WorkQueue mine = handles.get(t);
@@ -664,6 +646,24 @@ public abstract class KeyedJobContract extends Contract {
             assertEquals(List.of(), q.claim(10), "k has its leased job");
             assertEquals(5, q.stats().total());
         }
+    }
+
+    /**
+     * Handles of a queue for consumers: even ones share the kit's instance, odd ones get an instance of their own (a
+     * separate node), added to {@code own} for the caller to close.
+     */
+    private List<WorkQueue> consumersOf(WorkQueue q, WorkQueueOptions options, int consumers, List<RowQueues> own) {
+        List<WorkQueue> handles = new ArrayList<>();
+        for (int t = 0; t < consumers; t++) {
+            if (t % 2 == 0) {
+                handles.add(q);
+            } else {
+                RowQueues instance = env().builder().build();
+                own.add(instance);
+                handles.add(instance.workQueue(q.name(), options));
+            }
+        }
+        return handles;
     }
 
     private void insertAsVersion1(WorkTables t, String payload, long dueMs) {
