@@ -47,8 +47,7 @@ final class DefaultWorkQueue implements WorkQueue {
         this.options = options;
         this.store = store;
         this.context = context;
-        this.rule = options.maxLeasedPerKey() == 0 && !options.fairClaims() ? ClaimRule.PLAIN
-                : new ClaimRule(options.maxLeasedPerKey(), options.fairClaims());
+        this.rule = new ClaimRule(options.maxLeasedPerKey(), options.fairClaims());
     }
 
     @Override
@@ -332,7 +331,7 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public List<Job> rotate(String cursor, int max) {
-        if (options.maxLeasedPerKey() > 0) {
+        if (rule.limited()) {
             throw new IllegalStateException("rotate does not apply a per-key limit; this handle of " + name
                     + " claims with maxLeasedPerKey(" + options.maxLeasedPerKey() + "), so it cannot rotate");
         }
@@ -342,8 +341,7 @@ final class DefaultWorkQueue implements WorkQueue {
                 : ops.run(name, Operation.ROTATE, () -> rotateNow(c, max), Operations.SIZE);
     }
 
-    private List<Job> rotateNow(String cursor, int max) {
-        String c = cursor;
+    private List<Job> rotateNow(String c, int max) {
         Validation.batch("rotate batch size", max);
         long token = newToken();
         return context.current("rotate " + name, ctx -> buryExhausted(ctx, ctx.claimGates().alone(name,

@@ -221,17 +221,22 @@ final class SchemaManager {
 
     /** @return whether a statement selecting the columns from the table succeeds */
     private boolean hasColumns(String table, String columns) {
-        String sql = dialect.probe(table, columns);
         try {
-            executor.run("check columns of " + table, SqlOp.read(c -> {
-                try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-                    return rs.next();
-                }
-            }));
+            select(table, columns, "check columns of " + table);
             return true;
         } catch (RuntimeException e) {
             return false;
         }
+    }
+
+    /** Runs the dialect's probe selecting the columns from the table; throws as the executor maps its failure. */
+    private void select(String table, String columns, String what) {
+        String sql = dialect.probe(table, columns);
+        executor.run(what, SqlOp.read(c -> {
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+                return rs.next();
+            }
+        }));
     }
 
     private static void check(QueueInfo q, Definition d) {
@@ -386,13 +391,8 @@ final class SchemaManager {
     }
 
     private void probe(String table, String columns) {
-        String sql = dialect.probe(table, columns);
         try {
-            executor.run("check table " + table, SqlOp.read(c -> {
-                try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-                    return rs.next();
-                }
-            }));
+            select(table, columns, "check table " + table);
         } catch (SchemaException e) {
             throw new SchemaException("table " + table + " does not exist" + (create ? ""
                     : "; schema creation is off: run the DDL from RowQueues.schema() first"), e.getCause());

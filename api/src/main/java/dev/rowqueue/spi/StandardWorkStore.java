@@ -172,16 +172,13 @@ public class StandardWorkStore implements WorkStore {
         reviveOne = Sql.of(revive + " AND id = :id");
         reviveAll = Sql.of(revive);
         purge = Sql.of("DELETE FROM " + t.jobs() + " WHERE " + dead);
-        stats = Sql.of("SELECT"
-                + " SUM(CASE WHEN " + live + " AND due_ms <= " + now + " THEN 1 ELSE 0 END),"
+        // ready, scheduled, leased, dead: QueueStats' order
+        String counts = " SUM(CASE WHEN " + live + " AND due_ms <= " + now + " THEN 1 ELSE 0 END),"
                 + " SUM(CASE WHEN " + live + " AND due_ms > " + now + " AND lease_token IS NULL THEN 1 ELSE 0 END),"
                 + " SUM(CASE WHEN " + live + " AND due_ms > " + now + " AND lease_token IS NOT NULL THEN 1 ELSE 0 END),"
-                + " SUM(CASE WHEN " + dead + " THEN 1 ELSE 0 END) FROM " + t.jobs());
-        statsByKey = Sql.of("SELECT job_key,"
-                + " SUM(CASE WHEN " + live + " AND due_ms <= " + now + " THEN 1 ELSE 0 END),"
-                + " SUM(CASE WHEN " + live + " AND due_ms > " + now + " AND lease_token IS NULL THEN 1 ELSE 0 END),"
-                + " SUM(CASE WHEN " + live + " AND due_ms > " + now + " AND lease_token IS NOT NULL THEN 1 ELSE 0 END),"
-                + " SUM(CASE WHEN " + dead + " THEN 1 ELSE 0 END) FROM " + t.jobs() + " WHERE job_key IS NOT NULL"
+                + " SUM(CASE WHEN " + dead + " THEN 1 ELSE 0 END) FROM " + t.jobs();
+        stats = Sql.of("SELECT" + counts);
+        statsByKey = Sql.of("SELECT job_key," + counts + " WHERE job_key IS NOT NULL"
                 + " GROUP BY job_key ORDER BY COUNT(*) DESC, job_key" + dialect.limit("n"));
         insertKeyed = Sql.of("INSERT INTO " + t.jobs() + " (payload, prio, state, due_ms, attempts, enqueued_ms,"
                 + " job_key, unique_key, key_seq) VALUES (:payload, :prio, " + WorkTables.LIVE + ", " + now
@@ -428,10 +425,24 @@ public class StandardWorkStore implements WorkStore {
      * @throws SQLException from the driver
      */
     protected final void lockGate(Connection c, String name) throws SQLException {
+        lockCursorRow(c, gateBump, name, "the gate " + name);
+    }
+
+    /**
+     * Locks a row of the cursors table with an {@code UPDATE} of it, inserting the row (at position 0) when the update
+     * finds none; a racer's insert of the same row counts as found, and the update runs again.
+     *
+     * @param c      a connection in a transaction
+     * @param lock   the {@code UPDATE}, naming {@code :cursor}
+     * @param cursor the row's cursor name
+     * @param what   the row, for the error
+     * @throws SQLException from the driver
+     */
+    private void lockCursorRow(Connection c, Sql lock, String cursor, String what) throws SQLException {
         for (int attempt = 0; attempt < 3; attempt++) {
             int locked;
-            try (PreparedStatement ps = gateBump.prepare(c)) {
-                dialect.bind(gateBump, ps).set("cursor", name).done();
+            try (PreparedStatement ps = lock.prepare(c)) {
+                dialect.bind(lock, ps).set("cursor", cursor).done();
                 locked = ps.executeUpdate();
             }
             if (locked == 1) {
@@ -439,12 +450,12 @@ public class StandardWorkStore implements WorkStore {
             }
             Jdbc.insertUnlessExists(c, dialect, () -> {
                 try (PreparedStatement ps = cursorInsert.prepare(c)) {
-                    dialect.bind(cursorInsert, ps).set("cursor", name).done();
+                    dialect.bind(cursorInsert, ps).set("cursor", cursor).done();
                     ps.executeUpdate();
                 }
             });
         }
-        throw new IllegalStateException("the gate " + name + " of " + t.cursors() + " cannot be created");
+        throw new IllegalStateException(what + " of " + t.cursors() + " cannot be created");
     }
 
     /**
@@ -495,13 +506,22 @@ public class StandardWorkStore implements WorkStore {
     protected List<Long> keyedCandidates(Connection c, ClaimRule rule, int n) throws SQLException {
         Sql sql = keyedCandidates.computeIfAbsent(rule, r -> Sql.of(keyedCandidatesSql(r, keyedLocking("n"))));
         try (PreparedStatement ps = sql.prepare(c)) {
-            Sql.Binder b = dialect.bind(sql, ps).limit("n", n);
-            if (sql.has("per_key")) {
-                b.setInt("per_key", rule.maxLeasedPerKey());
-            }
-            b.done();
+            perKey(sql, dialect.bind(sql, ps).limit("n", n), rule).done();
             return Jdbc.longs(ps);
         }
+    }
+
+    /**
+     * Binds the per-key limit of a statement built with {@link #keyedCondition}, if it names one.
+     *
+     * @param sql  the statement
+     * @param b    its binder
+     * @param rule the claim rule
+     * @return the binder
+     * @throws SQLException from the driver
+     */
+    protected static Sql.Binder perKey(Sql sql, Sql.Binder b, ClaimRule rule) throws SQLException {
+        return sql.has("per_key") ? b.setInt("per_key", rule.maxLeasedPerKey()) : b;
     }
 
     /**
@@ -638,26 +658,11 @@ public class StandardWorkStore implements WorkStore {
      * @throws SQLException from the driver
      */
     protected long lockCursor(Connection c, String cursor) throws SQLException {
-        for (int attempt = 0; attempt < 3; attempt++) {
-            int locked;
-            try (PreparedStatement ps = cursorLock.prepare(c)) {
-                dialect.bind(cursorLock, ps).set("cursor", cursor).done();
-                locked = ps.executeUpdate();
-            }
-            if (locked == 1) {
-                try (PreparedStatement ps = cursorSelect.prepare(c)) {
-                    dialect.bind(cursorSelect, ps).set("cursor", cursor).done();
-                    return Jdbc.firstLong(ps).orElseThrow();
-                }
-            }
-            Jdbc.insertUnlessExists(c, dialect, () -> {
-                try (PreparedStatement ps = cursorInsert.prepare(c)) {
-                    dialect.bind(cursorInsert, ps).set("cursor", cursor).done();
-                    ps.executeUpdate();
-                }
-            });
+        lockCursorRow(c, cursorLock, cursor, "rotation cursor '" + cursor + "'");
+        try (PreparedStatement ps = cursorSelect.prepare(c)) {
+            dialect.bind(cursorSelect, ps).set("cursor", cursor).done();
+            return Jdbc.firstLong(ps).orElseThrow();
         }
-        throw new IllegalStateException("rotation cursor '" + cursor + "' of " + t.cursors() + " cannot be created");
     }
 
     /**

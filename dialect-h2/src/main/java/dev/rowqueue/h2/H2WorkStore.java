@@ -57,11 +57,7 @@ final class H2WorkStore extends StandardWorkStore {
         for (int round = 0; ; round++, window = (int) Math.min(4L * window, Integer.MAX_VALUE)) {
             List<Long> ids;
             try (PreparedStatement ps = sql.prepare(c)) {
-                Sql.Binder b = dialect.bind(sql, ps).setInt("k", window);
-                if (sql.has("per_key")) {
-                    b.setInt("per_key", rule.maxLeasedPerKey());
-                }
-                b.done();
+                perKey(sql, dialect.bind(sql, ps).setInt("k", window), rule).done();
                 ids = Jdbc.longs(ps);
             }
             if (ids.isEmpty()) {

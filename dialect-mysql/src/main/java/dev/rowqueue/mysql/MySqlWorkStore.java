@@ -355,9 +355,7 @@ final class MySqlWorkStore extends StandardWorkStore {
                 if (sql.has("cursor")) {
                     b.set("cursor", WorkTables.CLAIM_GATE);
                 }
-                if (sql.has("per_key")) {
-                    b.setInt("per_key", rule.maxLeasedPerKey());
-                }
+                perKey(sql, b, rule);
                 for (int i = 0; i < acks; i++) {
                     b.set("a" + i, ids[i]).set("t" + i, tokens[i]);
                 }

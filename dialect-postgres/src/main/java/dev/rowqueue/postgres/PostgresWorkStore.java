@@ -321,10 +321,7 @@ final class PostgresWorkStore extends StandardWorkStore {
         if (sql.has("gate")) {
             b.set("gate", gate);
         }
-        if (sql.has("per_key")) {
-            b.setInt("per_key", rule.maxLeasedPerKey());
-        }
-        return b;
+        return perKey(sql, b, rule);
     }
 
     @Override
@@ -336,8 +333,7 @@ final class PostgresWorkStore extends StandardWorkStore {
         return SqlOp.statement(c -> {
             List<Keyed> claimed = new ArrayList<>();
             try (PreparedStatement ps = sql.prepare(c)) {
-                Sql.Binder b = bindKeyed(sql, ps, max, leaseMs, token, rule);
-                b.done();
+                bindKeyed(sql, ps, max, leaseMs, token, rule).done();
                 lastResult(ps, rs -> claimed.add(Keyed.of(rs, dialect)));
             }
             return Keyed.inOrder(claimed, rule);
