@@ -39,7 +39,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * What a client meets at a hot standby and at a primary whose synchronous standby is gone, on a
  * {@link ReplicatedPostgres} pair: a pool on the standby gets one clear read-only error per write (SQLState 25006)
  * and its LISTEN connection backs off; a commit that loses its connection while it waits for the standby is of
- * unknown outcome (PostgreSQL has committed it locally), on the pool and on a caller's connection alike.
+ * unknown outcome (PostgreSQL has committed it locally), on the pool and on a caller's connection alike; and a commit
+ * whose wait is cancelled is reported by PostgreSQL, and so by rowqueue, as a success.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -156,6 +157,28 @@ class PostgresStandbyTest {
         assertEquals(List.of("created on the primary", "caller's auto-commit connection"), primary.ring("sb_ring", 10)
                 .oldestFirst("g").stream().map(RingEntry::payload).toList());
         assertEquals(1, queryLong("SELECT COUNT(*) FROM sb_jobs WHERE lease_token IS NOT NULL"), "rotate's lease");
+    }
+
+    /**
+     * PostgreSQL's side of the contract, shown rather than fixed: a commit whose wait for the standby is cancelled is
+     * reported as successful (with a WARNING that it might not have been replicated), so rowqueue reports success.
+     */
+    @Test
+    @Order(4)
+    void a_cancelled_wait_for_the_synchronous_standby_is_reported_by_postgresql_as_a_success() throws Exception {
+        WorkQueue q = primary.workQueue("sb_jobs");
+        if (pg.standby() != null) {
+            pg.killStandby();
+        }
+        CompletableFuture<Long> enqueue = CompletableFuture.supplyAsync(() -> q.enqueue("cancelled wait"), threads);
+        String waiting = "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = '" + DATABASE
+                + "' AND wait_event = 'SyncRep'";
+        eventually("the commit waits for the standby", () -> queryLong(waiting) == 1, this::activity);
+        assertEquals(1, queryLong("SELECT COUNT(pg_cancel_backend(pid)) FROM pg_stat_activity WHERE datname = '"
+                + DATABASE + "' AND wait_event = 'SyncRep'"));
+        long id = enqueue.get(PATIENCE_SECONDS, TimeUnit.SECONDS);
+        assertEquals(1, queryLong("SELECT COUNT(*) FROM sb_jobs WHERE id = " + id + " AND payload = 'cancelled wait'"),
+                "committed on the primary only, and reported as enqueued");
     }
 
     private long queryLong(String sql) {
