@@ -30,7 +30,7 @@ final class CpuMeter implements Harness.RoundListener {
     private final String serverMarker;
     private final Supplier<List<Long>> peerProcesses;
     private final long[] total = new long[3];
-    private long[] start;
+    private List<Map<Long, Long>> start;
     private long startNanos;
     private long units;
     private long nanos;
@@ -55,9 +55,12 @@ final class CpuMeter implements Harness.RoundListener {
     @Override
     public void ended(boolean timed, long done) {
         if (timed && start != null) {
-            long[] end = sample();
+            List<Map<Long, Long>> end = sample();
             for (int i = 0; i < total.length; i++) {
-                total[i] += end[i] - start[i];
+                // per process: one that started during the round counts from 0, one that ended is not counted
+                for (Map.Entry<Long, Long> e : end.get(i).entrySet()) {
+                    total[i] += Math.max(0, e.getValue() - start.get(i).getOrDefault(e.getKey(), 0L));
+                }
             }
             nanos += System.nanoTime() - startNanos;
             units += done;
@@ -81,16 +84,17 @@ final class CpuMeter implements Harness.RoundListener {
                 unit, micros[0], micros[1], micros[2], busy);
     }
 
-    /** @return CPU ticks of the JVM, the peer's processes and the server, now */
-    private long[] sample() {
-        long[] t = new long[3];
-        t[0] = ticks(ProcessHandle.current().pid());
+    /** @return CPU ticks per process of the JVM, the peer's processes and the server, now */
+    private List<Map<Long, Long>> sample() {
+        List<Map<Long, Long>> t = List.of(new HashMap<>(), new HashMap<>(), new HashMap<>());
+        long self = ProcessHandle.current().pid();
+        t.get(0).put(self, ticks(self));
         for (long pid : peerProcesses.get()) {
-            t[1] += ticks(pid);
+            t.get(1).put(pid, ticks(pid));
         }
         if (serverMarker != null) {
             for (long pid : serverProcesses(serverMarker)) {
-                t[2] += ticks(pid);
+                t.get(2).put(pid, ticks(pid));
             }
         }
         return t;

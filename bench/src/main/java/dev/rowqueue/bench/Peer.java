@@ -389,9 +389,19 @@ final class Peer {
      * @throws SQLException on failure
      */
     Harness.Operation enqueueBatch(int n) throws SQLException {
+        return enqueueBatchVia(ds, n);
+    }
+
+    /**
+     * @param via where the client's connections come from
+     * @param n   executions per call
+     * @return {@link #enqueueBatch} through {@code via}, for counting its statements
+     * @throws SQLException on failure
+     */
+    Harness.Operation enqueueBatchVia(DataSource via, int n) throws SQLException {
         freshTable();
         OneTimeTask<Void> task = Tasks.oneTime("bench-enqueue").execute((instance, context) -> { });
-        SchedulerClient client = client(ds, task);
+        SchedulerClient client = client(via, task);
         return (thread, count) -> {
             List<TaskInstance<?>> batch = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {

@@ -239,8 +239,8 @@ final class PeerCells {
                             met += ratio >= 1.0 ? 1 : 0;
                             aimed += ratio >= 1.5 ? 1 : 0;
                             if (ratio < 1.0) {
-                                misses.add(String.format(Locale.ROOT, "%s, %s, %d threads, against %s: %.2fx", db,
-                                        cell, threads, system, ratio));
+                                misses.add(String.format(Locale.ROOT, "%s, %s, %d thread%s, against %s: %.2fx", db,
+                                        cell, threads, threads == 1 ? "" : "s", system, ratio));
                             }
                         }
                         md.append(" |");

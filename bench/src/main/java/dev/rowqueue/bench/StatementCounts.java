@@ -60,6 +60,13 @@ final class StatementCounts {
             }
             WorkQueue q = rq.workQueue("bench_rt_work");
             c.count("enqueue", n, "", () -> q.enqueue("x"));
+            List<String> hundred = java.util.Collections.nCopies(Contender.BATCH, "x");
+            c.count("enqueueAll of " + Contender.BATCH + ", per job", 20 * Contender.BATCH, "20 calls",
+                    i -> {
+                        if (i % Contender.BATCH == 0) {
+                            q.enqueueAll(hundred, Enqueue.defaults());
+                        }
+                    });
             List<Job> claimed = new ArrayList<>();
             c.count("claim, batch 1", n, "", () -> claimed.addAll(q.claim(1)));
             c.count("ack", n, "", () -> q.ack(claimed.remove(claimed.size() - 1)));
@@ -107,6 +114,13 @@ final class StatementCounts {
             Peer peer = target.peer().get();
             Harness.Operation schedule = peer.enqueueVia(counted);
             c.count("db-scheduler schedule() (enqueue)", 200, "", i -> schedule.run(0, i));
+            Harness.Operation batch = peer.enqueueBatchVia(counted, Contender.BATCH);
+            c.count("db-scheduler scheduleBatch of " + Contender.BATCH + ", per job", 20 * Contender.BATCH, "20 calls",
+                    i -> {
+                        if (i % Contender.BATCH == 0) {
+                            batch.run(0, i);
+                        }
+                    });
             c.count("db-scheduler execution (" + peer.polling() + ", 1 thread)", 1000,
                     "amortized over 1,000 executions, including the scheduler's start-up housekeeping",
                     () -> { }, () -> peer.runCounted(counted, 1, 1000));
