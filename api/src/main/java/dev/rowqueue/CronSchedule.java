@@ -26,7 +26,8 @@ import java.util.Objects;
  * day-of-week (0-7 or SUN-SAT; 0 and 7 are Sunday); or six, with a seconds field (0-59) first. Each field is
  * {@code *}, a value, a range {@code a-b}, a step {@code *}{@code /n}, {@code a-b/n} or {@code a/n} (from a to the
  * field's end), or a comma-separated list of these. Names are case-insensitive. Ranges do not wrap around
- * ({@code FRI-MON} is refused), except that {@code SUN} may end a range ({@code MON-SUN}). The macros are
+ * ({@code FRI-MON} is refused), except that {@code SUN} ending a range means 7 ({@code MON-SUN} is the whole
+ * week). The macros are
  * {@code @yearly} and {@code @annually} ({@code 0 0 1 1 *}), {@code @monthly} ({@code 0 0 1 * *}), {@code @weekly}
  * ({@code 0 0 * * 0}), {@code @daily} and {@code @midnight} ({@code 0 0 * * *}) and {@code @hourly}
  * ({@code 0 * * * *}); {@code @reboot} is refused, since it names no instant.

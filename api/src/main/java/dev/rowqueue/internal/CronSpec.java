@@ -610,7 +610,7 @@ public final class CronSpec {
                     low = value(f, range.substring(0, dash));
                     String end = range.substring(dash + 1);
                     high = value(f, end);
-                    if (f == Field.DAY_OF_WEEK && high == 0 && low > 0 && end.equalsIgnoreCase("SUN")) {
+                    if (f == Field.DAY_OF_WEEK && end.equalsIgnoreCase("SUN")) {
                         high = 7; // MON-SUN: Sunday ends a range as 7
                     }
                     if (low > high) {
