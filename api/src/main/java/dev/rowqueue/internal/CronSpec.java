@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * A parsed cron expression: the fields as bit sets, the flags that Vixie cron derives from a field's first character,
@@ -25,6 +26,8 @@ public final class CronSpec {
             "@yearly", "0 0 1 1 *", "@annually", "0 0 1 1 *", "@monthly", "0 0 1 * *", "@weekly", "0 0 * * 0",
             "@daily", "0 0 * * *", "@midnight", "0 0 * * *", "@hourly", "0 * * * *");
     private static final String MACRO_LIST = "@yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly";
+    private static final Pattern BLANKS = Pattern.compile("\\s+");
+    private static final Pattern NUMBER = Pattern.compile("[0-9]{1,9}");
     /** How many years {@link #nextLocal} searches: the Gregorian calendar repeats every 400 years. */
     static final int SEARCH_YEARS = 401;
 
@@ -150,7 +153,7 @@ public final class CronSpec {
             }
             text = expanded;
         }
-        String[] parts = text.split("\\s+");
+        String[] parts = BLANKS.split(text);
         if (parts.length == 7) {
             throw parser.error("7 fields: a year field (as Quartz has) is not supported; write 5 fields (minute hour"
                     + " day-of-month month day-of-week), or 6 with a seconds field first");
@@ -585,7 +588,7 @@ public final class CronSpec {
                 range = item.substring(0, slash);
                 String stepText = item.substring(slash + 1);
                 int size = f.max - f.min + 1;
-                if (!stepText.matches("[0-9]{1,9}")) {
+                if (!NUMBER.matcher(stepText).matches()) {
                     throw error(f.label + " step '" + stepText + "' in '" + item + "' is not a number");
                 }
                 step = Integer.parseInt(stepText);
@@ -623,7 +626,7 @@ public final class CronSpec {
         }
 
         private int value(Field f, String text) {
-            if (text.matches("[0-9]{1,9}")) {
+            if (NUMBER.matcher(text).matches()) {
                 int v = Integer.parseInt(text);
                 if (v < f.min || v > f.max) {
                     throw error(f.label + " " + v + " is out of range " + f.min + "-" + f.max);
@@ -656,13 +659,13 @@ public final class CronSpec {
                 domKind = DomKind.LAST;
             } else if (upper.equals("LW")) {
                 domKind = DomKind.LAST_WEEKDAY;
-            } else if (upper.matches("L-[0-9]{1,9}")) {
+            } else if (upper.startsWith("L-") && NUMBER.matcher(upper.substring(2)).matches()) {
                 domKind = DomKind.LAST;
                 domArg = Integer.parseInt(upper.substring(2));
                 if (domArg < 1 || domArg > 30) {
                     throw error("day-of-month '" + text + "': the offset " + domArg + " is out of range 1-30");
                 }
-            } else if (upper.matches("[0-9]{1,9}W")) {
+            } else if (upper.endsWith("W") && NUMBER.matcher(upper.substring(0, upper.length() - 1)).matches()) {
                 domKind = DomKind.NEAREST_WEEKDAY;
                 domArg = Integer.parseInt(upper.substring(0, upper.length() - 1));
                 if (domArg < 1 || domArg > 31) {
@@ -687,7 +690,7 @@ public final class CronSpec {
             if (hash >= 0) {
                 day = upper.substring(0, hash);
                 String nth = upper.substring(hash + 1);
-                if (!nth.matches("[1-5]")) {
+                if (!(nth.length() == 1 && nth.charAt(0) >= '1' && nth.charAt(0) <= '5')) {
                     throw error("day-of-week '" + Validation.printable(text) + "': the ordinal after '#' must be 1-5"
                             + " (FRI#3: the third Friday of the month)");
                 }
