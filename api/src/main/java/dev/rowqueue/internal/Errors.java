@@ -3,8 +3,10 @@ package dev.rowqueue.internal;
 import dev.rowqueue.RowQueueException;
 import dev.rowqueue.SchemaException;
 import dev.rowqueue.TransientRowQueueException;
+import dev.rowqueue.UnknownCommitOutcomeException;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.SqlErrorKind;
+import dev.rowqueue.spi.SqlOp;
 
 import java.sql.SQLException;
 
@@ -13,11 +15,36 @@ final class Errors {
     private Errors() {
     }
 
+    /**
+     * @param what             the operation, for the message
+     * @param e                the driver's exception
+     * @param kind             its classification
+     * @param mayHaveCommitted whether the failure came while the work could have committed (a statement in
+     *                         auto-commit mode was sent, or the commit)
+     * @param op               the operation
+     * @param dialect          the dialect
+     * @return the exception to throw when a lost connection leaves the outcome unknown, or {@code null}
+     */
+    static UnknownCommitOutcomeException unknownOutcome(String what, SQLException e, SqlErrorKind kind,
+                                                        boolean mayHaveCommitted, SqlOp<?> op, Dialect dialect) {
+        if (kind != SqlErrorKind.CONNECTION || !mayHaveCommitted || op.idempotent()
+                || dialect.failedBeforeSending(e)) {
+            return null;
+        }
+        return new UnknownCommitOutcomeException(what + ": the connection failed while the operation could have"
+                + " committed; it was not retried. " + describe(e), e);
+    }
+
     static RowQueueException map(String what, SQLException driver, SqlErrorKind kind, Dialect dialect) {
         SQLException e = withState(driver, dialect);
         String detail = describe(e);
         if (kind.transientFailure()) {
             return new TransientRowQueueException(what + " failed transiently (" + kind + "): " + detail, e);
+        }
+        if (kind == SqlErrorKind.READ_ONLY) {
+            return new RowQueueException(what + " failed: the database is read-only (a hot standby or replica, or a"
+                    + " read-only transaction); nothing was written and it was not retried. Point the data source at"
+                    + " the primary (PostgreSQL's JDBC driver: targetServerType=primary). " + detail, e);
         }
         if (kind == SqlErrorKind.UNDEFINED_TABLE) {
             return new SchemaException(what + " failed: a table is missing (" + detail

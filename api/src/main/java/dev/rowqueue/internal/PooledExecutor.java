@@ -50,10 +50,10 @@ final class PooledExecutor implements Executor {
             } catch (SQLException e) {
                 SqlErrorKind kind = dialect.classify(e);
                 boolean duplicateRace = kind == SqlErrorKind.DUPLICATE_KEY && op.retriesDuplicateKey();
-                if (kind == SqlErrorKind.CONNECTION && phase.mayHaveCommitted && !op.idempotent()
-                        && !dialect.failedBeforeSending(e)) {
-                    throw new UnknownCommitOutcomeException(what + ": the connection failed while the operation"
-                            + " could have committed; it was not retried. " + Errors.describe(e), e);
+                UnknownCommitOutcomeException unknown = Errors.unknownOutcome(what, e, kind, phase.mayHaveCommitted,
+                        op, dialect);
+                if (unknown != null) {
+                    throw unknown;
                 }
                 if ((kind.transientFailure() || duplicateRace) && attempt < retry.maxAttempts()) {
                     log.debug("{}: {} on attempt {}, retrying: {}", what, kind, attempt, Errors.describe(e));

@@ -676,6 +676,8 @@ public abstract class Dialect {
                 return SqlErrorKind.UNDEFINED_TABLE;
             case "55P03": case "HYT00":
                 return SqlErrorKind.LOCK_TIMEOUT;
+            case "25006": // read-only SQL-transaction: a hot standby, a read-only replica or transaction
+                return SqlErrorKind.READ_ONLY;
             default:
                 break;
         }

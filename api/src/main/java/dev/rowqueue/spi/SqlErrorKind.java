@@ -18,6 +18,12 @@ public enum SqlErrorKind {
     UNDEFINED_TABLE,
     /** A numeric value left its type's range. */
     NUMERIC_OVERFLOW,
+    /**
+     * The database refused a write because it is read-only (SQLState {@code 25006}): a hot standby, a replica, or a
+     * read-only transaction or database. Not retried: the same data source most likely reaches the same server again,
+     * so retries would only hammer it; the data source must point at the primary.
+     */
+    READ_ONLY,
     /** Anything else: not retried. */
     OTHER;
 

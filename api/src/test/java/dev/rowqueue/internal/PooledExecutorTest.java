@@ -6,6 +6,7 @@ import dev.rowqueue.TransientRowQueueException;
 import dev.rowqueue.UnknownCommitOutcomeException;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.PortableDialect;
+import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.SqlOp;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
@@ -97,6 +98,19 @@ class PooledExecutorTest {
                 .isInstanceOf(RowQueueException.class).isNotInstanceOf(TransientRowQueueException.class);
         AtomicInteger b = new AtomicInteger();
         assertThat(executor.run("op", SqlOp.statement(failing(1, dup, b)).retryingDuplicateKey())).isEqualTo(2);
+    }
+
+    @Test
+    void a_write_refused_by_a_read_only_database_fails_at_once_with_a_clear_error() {
+        AtomicInteger attempts = new AtomicInteger();
+        SQLException readOnly = new SQLException("ERROR: cannot execute UPDATE in a read-only transaction", "25006");
+        assertThat(new PortableDialect(DatabaseProduct.assumed("H2", 2, 5)).classify(readOnly)).isEqualTo(SqlErrorKind.READ_ONLY);
+        assertThatThrownBy(() -> executor.run("claim from mail", SqlOp.statement(failing(5, readOnly, attempts))))
+                .isExactlyInstanceOf(RowQueueException.class)
+                .hasMessageContaining("claim from mail failed: the database is read-only")
+                .hasMessageContaining("targetServerType=primary")
+                .satisfies(e -> assertThat(((RowQueueException) e).sqlState()).isEqualTo("25006"));
+        assertThat(attempts).as("not retried: the same pool reaches the same read-only server").hasValue(1);
     }
 
     @Test

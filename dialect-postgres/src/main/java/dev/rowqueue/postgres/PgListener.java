@@ -15,7 +15,10 @@ import java.util.concurrent.TimeUnit;
  * it runs {@code LISTEN} for every channel with waiters, then reads notifications with a short socket timeout, so new
  * channels are subscribed promptly. {@code LISTEN}, the idle check and {@code UNLISTEN} run on the driver's own
  * connection under any pool or proxy, so they never show in statement counts or injected faults of wrappers. A
- * failure closes the connection, marks every channel as not listening (waiters poll) and reconnects with a backoff.
+ * failure closes the connection, marks every channel as not listening (waiters poll) and reconnects with a backoff
+ * that resets only once {@code LISTEN} works again: after a failover the pool's new connections reach the new primary
+ * and listening resumes there; a pool that reaches a hot standby (where {@code LISTEN} fails) is tried at most every
+ * two seconds.
  * On close it runs {@code UNLISTEN *} before handing the connection back.
  */
 final class PgListener implements Runnable {
@@ -26,6 +29,8 @@ final class PgListener implements Runnable {
     private static final long CHECK_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long MIN_BACKOFF_MILLIS = 50;
     private static final long MAX_BACKOFF_MILLIS = 2000;
+    /** read_only_sql_transaction: what a hot standby answers to LISTEN ("cannot execute LISTEN during recovery"). */
+    private static final String READ_ONLY = "25006";
 
     private final DataSource dataSource;
     private final PgWakeups owner;
@@ -66,23 +71,32 @@ final class PgListener implements Runnable {
                 try {
                     if (connection == null) {
                         connect();
-                        if (outage) {
-                            PgWakeups.log().info("rowqueue: LISTEN connection is back; blocking claims wake on"
-                                    + " notifications again");
-                        }
-                        outage = false;
-                        down = false;
-                        backoff = MIN_BACKOFF_MILLIS;
                     }
                     subscribe();
+                    // back only once LISTEN works: a server that takes the connection but refuses LISTEN (a hot
+                    // standby) must not reset the backoff, or the thread would reconnect every 50 ms for ever
+                    if (outage) {
+                        PgWakeups.log().info("rowqueue: LISTEN connection is back; blocking claims wake on"
+                                + " notifications again");
+                    }
+                    outage = false;
+                    down = false;
+                    backoff = MIN_BACKOFF_MILLIS;
                     receive();
                 } catch (SQLException | RuntimeException e) {
                     if (owner.closed()) {
                         break;
                     }
                     if (!outage && usable) {
-                        PgWakeups.log().warn("rowqueue: the LISTEN connection failed ({}); blocking claims poll until"
-                                + " it is back", e.toString());
+                        if (e instanceof SQLException s && READ_ONLY.equals(s.getSQLState())) {
+                            PgWakeups.log().warn("rowqueue: the LISTEN connection reached a read-only server ({}): a"
+                                    + " hot standby? Blocking claims poll, and LISTEN is tried again with a backoff;"
+                                    + " point the data source at the primary (pgjdbc: targetServerType=primary)",
+                                    e.toString());
+                        } else {
+                            PgWakeups.log().warn("rowqueue: the LISTEN connection failed ({}); blocking claims poll"
+                                    + " until it is back", e.toString());
+                        }
                     }
                     outage = true;
                     down = true;

@@ -7,9 +7,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Wraps a data source and counts what reaches the database: statement executions (round trips that carry SQL),
- * commits and rollbacks, and the SQL text executed. The bad-input contracts use it to prove that nothing was sent;
- * benchmarks use it to count statements per operation.
+ * Wraps a data source and counts what reaches the database: connection requests, statement executions (round trips
+ * that carry SQL), commits and rollbacks, and the SQL text executed. The bad-input contracts use it to prove that
+ * nothing was sent; benchmarks use it to count statements per operation.
  */
 public final class CountingDataSource extends InterceptingDataSource {
 
@@ -17,6 +17,7 @@ public final class CountingDataSource extends InterceptingDataSource {
     private final AtomicLong commits = new AtomicLong();
     private final AtomicLong rollbacks = new AtomicLong();
     private final AtomicLong sessionCalls = new AtomicLong();
+    private final AtomicLong connections = new AtomicLong();
     private final List<String> recent = new CopyOnWriteArrayList<>();
     private volatile boolean recording;
 
@@ -51,6 +52,11 @@ public final class CountingDataSource extends InterceptingDataSource {
         return sessionCalls.get();
     }
 
+    /** @return connections requested so far ({@code getConnection} calls, answered or not) */
+    public long connections() {
+        return connections.get();
+    }
+
     /** Starts recording executed SQL text (cleared). */
     public void record() {
         recent.clear();
@@ -61,6 +67,11 @@ public final class CountingDataSource extends InterceptingDataSource {
     public List<String> recorded() {
         recording = false;
         return List.copyOf(recent);
+    }
+
+    @Override
+    protected void beforeConnect() {
+        connections.incrementAndGet();
     }
 
     @Override
