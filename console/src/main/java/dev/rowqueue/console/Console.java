@@ -470,6 +470,14 @@ public final class Console {
         }
     }
 
+    /**
+     * @param token a console token
+     * @return how the audit log names it: {@code token sha256:} and the first 8 hex digits of its SHA-256
+     */
+    public static String tokenId(String token) {
+        return new TokenAuth(token).tokenId();
+    }
+
     /** @return a new random token (32 random bytes, base64url) */
     public static String randomToken() {
         return TokenAuth.randomToken();
