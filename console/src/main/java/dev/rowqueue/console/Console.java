@@ -122,6 +122,20 @@ public final class Console {
         return withSecurityHeaders(response);
     }
 
+    /**
+     * Refuses a request that the container authenticated but that may not use the console (its user lacks the role the
+     * console needs, say): 403, with the console's headers, logged to the audit log.
+     *
+     * @param request the request
+     * @param who     the credential's identifier, for the audit log (e.g. {@code user 'bob'})
+     * @param message why, for the person
+     * @return the response
+     */
+    public ConsoleResponse refuse(ConsoleRequest request, String who, String message) {
+        audit.refused(new Operator(who, false, null), request, message);
+        return withSecurityHeaders(Pages.plain(request, 403, "Refused", message));
+    }
+
     private ConsoleResponse dispatch(ConsoleRequest request) {
         if (!allowedHosts.isEmpty() && !hostAllowed(request.header("Host"))) {
             return ConsoleResponse.text(421, "This console answers to " + String.join(", ", new TreeSet<>(allowedHosts))
