@@ -195,7 +195,12 @@ final class Pages {
 
     private static void count(Html c, long n, String state) {
         String cls = "num" + (n == 0 ? " muted" : state.equals("dead") ? " dead" : "");
-        c.open("td", "class", cls).num(n).close("td");
+        c.el("td", grouped(n), "class", cls);
+    }
+
+    /** @return a count with thousands separators: 1,205 */
+    static String grouped(long n) {
+        return String.format(java.util.Locale.ROOT, "%,d", n);
     }
 
     private static String details(QueueInfo q) {
@@ -268,7 +273,7 @@ final class Pages {
         c.open("section").open("div", "class", "section-head").el("h2", "Dead letters");
         if (changes && s.dead() > 0) {
             c.open("div", "class", "actions");
-            postForm(c, v, base + "/dead/revive-all", "button", "Revive all " + s.dead());
+            postForm(c, v, base + "/dead/revive-all", "button", "Revive all " + grouped(s.dead()));
             c.el("a", "Purge dead letters…", "class", "button danger", "href", base + "/dead/purge");
             c.close("div");
         }
@@ -314,7 +319,7 @@ final class Pages {
 
     private static void card(Html c, String label, long n, String cls, String hint) {
         c.open("div", "class", "card " + cls + (n == 0 ? " zero" : ""), "title", hint)
-                .el("span", label, "class", "label").open("span", "class", "value").num(n).close("span").close("div");
+                .el("span", label, "class", "label").el("span", grouped(n), "class", "value").close("div");
     }
 
     static ConsoleResponse confirmPurge(View v, QueueInfo q, long dead) {
@@ -326,12 +331,12 @@ final class Pages {
             c.el("p", "Work queue " + q.name() + " has no dead letters: there is nothing to purge.");
             c.el("a", "Back to " + q.name(), "class", "button", "href", base);
         } else {
-            c.open("p").text("This deletes the ").open("strong").num(dead).close("strong")
+            c.open("p").text("This deletes the ").el("strong", grouped(dead))
                     .text(dead == 1 ? " dead letter" : " dead letters").text(" of work queue ")
                     .el("strong", q.name()).text(". Deleted jobs cannot be revived.").close("p");
             c.open("div", "class", "actions");
             postForm(c, v, base + "/dead/purge", "button danger",
-                    "Delete " + dead + (dead == 1 ? " dead letter" : " dead letters"), "confirm", q.name());
+                    "Delete " + grouped(dead) + (dead == 1 ? " dead letter" : " dead letters"), "confirm", q.name());
             c.el("a", "Cancel", "class", "button", "href", base);
             c.close("div");
         }
@@ -411,7 +416,7 @@ final class Pages {
         String base = v.mount() + "/queues/" + Routes.segment(q.name());
         Html c = new Html();
         c.open("div", "class", "heading").open("h1").text(q.name()).raw(" ").raw(kindBadge(q.kind())).close("h1")
-                .el("p", count + (count == 1 ? " counter" : " counters"), "class", "sub").close("div");
+                .el("p", grouped(count) + (count == 1 ? " counter" : " counters"), "class", "sub").close("div");
         c.open("form", "method", "get", "action", base, "class", "lookup");
         c.el("label", "Counter", "for", "key");
         c.open("input", "id", "key", "name", "key", "type", "search", "value", key == null ? "" : key, "maxlength",
@@ -429,8 +434,8 @@ final class Pages {
             c.open("table", "class", "grid narrow").open("thead").open("tr").el("th", "Counter")
                     .el("th", "Value", "class", "num").close("tr").close("thead").open("tbody");
             for (Map.Entry<String, Long> e : shown) {
-                c.open("tr").el("td", e.getKey(), "class", "key").open("td", "class", "num").num(e.getValue())
-                        .close("td").close("tr");
+                c.open("tr").el("td", e.getKey(), "class", "key").el("td", grouped(e.getValue()), "class", "num")
+                        .close("tr");
             }
             c.close("tbody").close("table");
             pager(c, base, page, pages, "");

@@ -78,6 +78,41 @@ class ConsoleBrowserTest {
     }
 
     @Test
+    void an_operator_sees_every_queue_and_a_work_queue_in_detail() {
+        ConsoleFixture f = console(b -> b);
+        dev.rowqueue.WorkQueue outgoing = f.rq.workQueue("outgoing_mail", dev.rowqueue.WorkQueueOptions.defaults()
+                .maxAttempts(1));
+        ConsoleFixture.dead(outgoing, "{\"to\":\"ann@example.com\",\"template\":\"welcome\"}",
+                "SMTPException: 550 5.1.1 <ann@example.com>: mailbox unavailable");
+        ConsoleFixture.dead(outgoing, "{\"to\":\"bo@example.org\",\"template\":\"invoice\",\"invoice\":7731}",
+                "java.net.SocketTimeoutException: connect timed out after 10000 ms\n\tat smtp.Client.connect(Client.java:88)"
+                        + "\n\tat mail.Sender.send(Sender.java:41)");
+        for (int i = 0; i < 42; i++) {
+            outgoing.enqueue("{\"to\":\"user" + i + "@example.com\",\"template\":\"digest\"}");
+        }
+        outgoing.claim(3);
+        for (int i = 0; i < 7; i++) {
+            outgoing.enqueue("{\"template\":\"reminder\"}", dev.rowqueue.Enqueue.delayed(java.time.Duration.ofHours(1)));
+        }
+        dev.rowqueue.WorkQueue webhooks = f.rq.workQueue("webhooks");
+        webhooks.enqueueAll(java.util.Collections.nCopies(1205, "{\"event\":\"order.paid\"}"),
+                dev.rowqueue.Enqueue.defaults());
+        f.rq.workQueue("invoices");
+        f.rq.ring("recent_views", 10).pushAll("article-42", List.of("alice", "bob", "carol"));
+        f.rq.counters("order_ids").allocate("orders", 1000);
+        signIn(f, "/");
+        List<String> names = browser.driver.findElements(By.cssSelector("table.grid tbody td:first-child a")).stream()
+                .map(WebElement::getText).toList();
+        assertEquals(List.of("booksales", "fruit", "invoices", "mail", "order_ids", "outgoing_mail", "recent_views",
+                "webhooks"), names);
+        browser.screenshot("docs-overview");
+        browser.driver.findElement(By.linkText("outgoing_mail")).click();
+        assertEquals(List.of("39", "7", "3", "2", "51"), browser.driver.findElements(By.cssSelector(".card .value"))
+                .stream().map(WebElement::getText).toList());
+        browser.screenshot("docs-work-queue");
+    }
+
+    @Test
     void every_page_without_a_credential_leads_to_sign_in() {
         ConsoleFixture f = console(b -> b);
         long id = f.dead.get(0);
@@ -93,6 +128,7 @@ class ConsoleBrowserTest {
         assertEquals("/no-such-page", browser.location(), "back where the operator was going");
         browser.open(f.uri("/queues/booksales"));
         assertEquals("/queues/booksales", browser.location(), "signed in once, for every page");
+        browser.screenshot("counters");
     }
 
     @Test
@@ -142,6 +178,7 @@ class ConsoleBrowserTest {
 
         browser.open(f.uri("/queues/fruit?group=%22%3E%3Cscript%3Ealert(3)%3C%2Fscript%3E"));
         assertThrows(NoAlertPresentException.class, () -> browser.driver.switchTo().alert());
+        browser.screenshot("ring");
         assertEquals("\"><script>alert(3)</script>",
                 browser.driver.findElement(By.id("group")).getAttribute("value"));
         assertEquals(1, browser.driver.findElements(By.tagName("script")).size());
