@@ -30,13 +30,13 @@ final class SignIn {
                     console.audit().refusedSignIn(request, cross);
                     return Pages.signIn(request, 403, next, cross);
                 }
-                if (!auth.mayTry()) {
-                    console.audit().refusedSignIn(request, "too many failed sign-ins in the last minute");
+                if (!auth.mayTry(request.remoteAddress())) {
+                    console.audit().refusedSignIn(request, "too many failed sign-ins from there in the last minute");
                     return Pages.signIn(request, 429, next, "Too many failed sign-ins in the last minute. Wait a"
                             + " minute and try again.").header("Retry-After", "60");
                 }
                 if (!auth.isToken(request.form("token"))) {
-                    auth.failed();
+                    auth.failed(request.remoteAddress());
                     console.audit().refusedSignIn(request, "wrong token");
                     return Pages.signIn(request, 401, next, "That is not the console's token.");
                 }

@@ -28,8 +28,10 @@ final class TokenAuth {
     static final long LIFETIME = 12 * 60 * 60_000L;
     /** At most this many sessions; the least recently used goes first. */
     static final int MAX_SESSIONS = 1000;
-    /** At most this many failed sign-ins per minute, from anyone; more are refused without a check. */
+    /** At most this many failed sign-ins per minute from one address; more are refused without a check. */
     static final int MAX_FAILURES_PER_MINUTE = 20;
+    /** Addresses whose failures are remembered; the least recently failing is forgotten first. */
+    static final int MAX_ADDRESSES = 10_000;
     /** The session cookie. */
     static final String COOKIE = "rowqueue_console";
 
@@ -40,7 +42,8 @@ final class TokenAuth {
     private final AtomicLong sessionNumbers = new AtomicLong();
     /** Session id digest (hex) to session, in access order. */
     private final LinkedHashMap<String, Session> sessions = new LinkedHashMap<>(16, 0.75f, true);
-    private final Deque<Long> failures = new ArrayDeque<>();
+    /** Recent failed sign-ins by client address, in access order. */
+    private final LinkedHashMap<String, Deque<Long>> failures = new LinkedHashMap<>(16, 0.75f, true);
 
     /** A signed-in browser. */
     record Session(long number, String csrfToken, long createdAt, long lastSeen) {
@@ -115,19 +118,35 @@ final class TokenAuth {
     }
 
     /**
-     * @return whether another sign-in attempt may be checked now (fewer than {@link #MAX_FAILURES_PER_MINUTE} failures
-     *         in the last minute)
+     * @param address the client's address
+     * @return whether another sign-in attempt from it may be checked now (fewer than {@link #MAX_FAILURES_PER_MINUTE}
+     *         failures from it in the last minute)
      */
-    synchronized boolean mayTry() {
-        long now = System.currentTimeMillis();
-        while (!failures.isEmpty() && now - failures.peekFirst() > 60_000L) {
-            failures.removeFirst();
+    synchronized boolean mayTry(String address) {
+        Deque<Long> recent = failures.get(address);
+        if (recent == null) {
+            return true;
         }
-        return failures.size() < MAX_FAILURES_PER_MINUTE;
+        long now = System.currentTimeMillis();
+        while (!recent.isEmpty() && now - recent.peekFirst() > 60_000L) {
+            recent.removeFirst();
+        }
+        if (recent.isEmpty()) {
+            failures.remove(address);
+        }
+        return recent.size() < MAX_FAILURES_PER_MINUTE;
     }
 
-    synchronized void failed() {
-        failures.addLast(System.currentTimeMillis());
+    /**
+     * @param address the client's address, whose sign-in just failed
+     */
+    synchronized void failed(String address) {
+        failures.computeIfAbsent(address, a -> new ArrayDeque<>()).addLast(System.currentTimeMillis());
+        while (failures.size() > MAX_ADDRESSES) {
+            Iterator<String> eldest = failures.keySet().iterator();
+            eldest.next();
+            eldest.remove();
+        }
     }
 
     /** @return a new session, its cookie value (the session id) and its operator */

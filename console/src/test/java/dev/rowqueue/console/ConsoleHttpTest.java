@@ -101,6 +101,18 @@ class ConsoleHttpTest {
     }
 
     @Test
+    void after_twenty_wrong_tokens_in_a_minute_an_address_is_refused_without_a_check() {
+        for (int i = 0; i < TokenAuth.MAX_FAILURES_PER_MINUTE; i++) {
+            assertEquals(401, http.post("/sign-in", form("token", "guess-number-" + i + "-0123456789")).statusCode());
+        }
+        HttpResponse<String> limited = http.post("/sign-in", form("token", ConsoleFixture.TOKEN));
+        assertEquals(429, limited.statusCode(), "even the right token, from that address, for that minute");
+        assertEquals("60", limited.headers().firstValue("Retry-After").orElseThrow());
+        assertEquals(200, http.get("/api/queues", "Authorization", "Bearer " + ConsoleFixture.TOKEN).statusCode(),
+                "scripts with the token are not locked out");
+    }
+
+    @Test
     void sign_in_goes_back_only_to_pages_of_the_console() {
         for (String next : List.of("//evil.example/", "https://evil.example/", "/\\evil.example", "/sign-in")) {
             HttpResponse<String> r = http.post("/sign-in", form("token", ConsoleFixture.TOKEN, "next", next));
