@@ -73,10 +73,12 @@ final class Pages {
                     .close("a").raw(crumbs.toString()).close("nav");
         }
         h.raw(content.toString()).close("main");
-        h.open("footer", "class", "wrap").text("Read at " + TIME.format(Instant.now()));
+        long seconds = c.refresh().toSeconds();
+        h.open("footer", "class", "wrap").text("Shown at " + TIME.format(Instant.now()) + " · figures read at most "
+                + seconds + " s before");
         if (refresh) {
             h.open("span", "class", "refresh-note", "hidden", "")
-                    .text(" · refreshes every " + c.refresh().toSeconds() + " s while this tab is visible").close("span");
+                    .text(" · refreshes every " + seconds + " s while this tab is visible").close("span");
         }
         h.close("footer").raw("</body></html>\n");
         return ConsoleResponse.html(status, h.toString());
