@@ -10,7 +10,9 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.DateTimeException;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -249,6 +251,43 @@ public final class Validation {
             throw new IllegalArgumentException(what + " must be positive, got " + value);
         }
         return millisCeil(value);
+    }
+
+    /**
+     * Checks a duration that must be a positive whole number of milliseconds (schedule intervals: they are stored
+     * and compared in milliseconds on every database).
+     *
+     * @param what  the argument
+     * @param value a duration
+     * @return it in milliseconds
+     */
+    public static long positiveWholeMillis(String what, Duration value) {
+        long ms = positive(what, value);
+        if (!Duration.ofMillis(ms).equals(value)) {
+            throw new IllegalArgumentException(what + " " + value + " has a fraction of a millisecond; schedules"
+                    + " count whole milliseconds");
+        }
+        return ms;
+    }
+
+    /**
+     * Parses a time zone.
+     *
+     * @param id a region such as {@code Europe/Berlin}, {@code UTC}, or an offset such as {@code +01:00}
+     * @return the zone
+     * @throws IllegalArgumentException for an unknown region or a malformed id
+     */
+    public static ZoneId zone(String id) {
+        if (id == null) {
+            throw new IllegalArgumentException("time zone must not be null");
+        }
+        try {
+            return ZoneId.of(id);
+        } catch (DateTimeException e) {
+            throw new IllegalArgumentException("unknown time zone '" + printable(id) + "': use a region such as"
+                    + " Europe/Berlin or America/New_York (ZoneId.getAvailableZoneIds() lists them), UTC, or an"
+                    + " offset such as +01:00 (" + e.getMessage() + ")", e);
+        }
     }
 
     private static long millisCeil(Duration d) {

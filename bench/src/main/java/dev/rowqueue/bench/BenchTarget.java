@@ -38,6 +38,14 @@ interface BenchTarget extends AutoCloseable {
     }
 
     /**
+     * @return a string in the command line of the server's processes (its data directory), to read their CPU time
+     *         ({@link CpuMeter}); {@code null} for an in-process database
+     */
+    default String serverMarker() {
+        return null;
+    }
+
+    /**
      * @return where a driver reaches the server over TCP, to count round trips through a relay; empty for an
      *         in-process database
      */

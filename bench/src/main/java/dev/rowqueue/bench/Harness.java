@@ -70,6 +70,43 @@ final class Harness {
         long completed();
     }
 
+    /**
+     * Told when each round's timing starts and ends (after the untimed {@link Hooks#beforeRound}), e.g. to read the
+     * processes' CPU time over the timed rounds only, not over the fills between them.
+     */
+    interface RoundListener {
+        /** @param timed whether the round is timed */
+        void started(boolean timed);
+
+        /**
+         * @param timed whether the round was timed
+         * @param units the units of work it did
+         */
+        void ended(boolean timed, long units);
+    }
+
+    private static final RoundListener SILENT = new RoundListener() {
+        @Override
+        public void started(boolean timed) {
+        }
+
+        @Override
+        public void ended(boolean timed, long units) {
+        }
+    };
+
+    /** The listener of the cell that runs now (cells run one at a time). */
+    private static volatile RoundListener listener = SILENT;
+
+    /**
+     * @param l told of every round until the returned handle is closed
+     * @return closes the subscription
+     */
+    static AutoCloseable listen(RoundListener l) {
+        listener = l;
+        return () -> listener = SILENT;
+    }
+
     /** No hooks. */
     static final Hooks NONE = new Hooks() {
     };
@@ -97,7 +134,9 @@ final class Harness {
         long warmup = profile.warmup().toNanos();
         long iteration = profile.iteration().toNanos();
         hooks.beforeRound(false, 0, warmup);
+        listener.started(false);
         long[][] warm = run(threads, warmup, op, null);
+        listener.ended(false, units(warm));
         double last = units(warm) / (warmup / 1e9);
         double[] rates = new double[profile.iterations()];
         List<long[]> latencies = new ArrayList<>();
@@ -110,7 +149,9 @@ final class Harness {
             do {
                 hooks.beforeRound(true, last, iteration);
                 samples = new long[threads][];
+                listener.started(true);
                 tallies = run(threads, iteration, op, samples);
+                listener.ended(true, units(tallies));
             } while (!hooks.accept() && ++attempt < REPEATS);
             for (int t = 0; t < threads; t++) {
                 idle += tallies[t][2];
@@ -138,6 +179,20 @@ final class Harness {
     }
 
     /**
+     * Waits (untimed, from a {@link Hooks#beforeRound}) until a consumer just started has completed a job, at most
+     * 30 s: a peer whose first fetch comes a poll interval after its start is timed from then on.
+     *
+     * @param done its completed jobs
+     * @throws InterruptedException if interrupted
+     */
+    static void awaitFirst(java.util.function.LongSupplier done) throws InterruptedException {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (done.getAsLong() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+    }
+
+    /**
      * Watches work done by someone else's threads: the rate of {@link Observed#completed()} over each round.
      *
      * @param profile the profile
@@ -149,22 +204,24 @@ final class Harness {
         long warmup = profile.warmup().toNanos();
         long iteration = profile.iteration().toNanos();
         work.beforeRound(false, 0, warmup);
-        double last = watch(work, warmup);
+        double last = watch(work, warmup, false);
         double[] rates = new double[profile.iterations()];
         for (int i = 0; i < rates.length; i++) {
             work.beforeRound(true, last, iteration);
-            rates[i] = watch(work, iteration);
+            rates[i] = watch(work, iteration, true);
             last = rates[i];
         }
         long[] custom = work.latencies();
         return summarize(rates, custom == null ? new long[0] : custom.clone(), 0, 0, custom != null);
     }
 
-    private static double watch(Observed work, long nanos) throws InterruptedException {
+    private static double watch(Observed work, long nanos, boolean timed) throws InterruptedException {
         long before = work.completed();
+        listener.started(timed);
         long t0 = System.nanoTime();
         TimeUnit.NANOSECONDS.sleep(nanos);
         long after = work.completed();
+        listener.ended(timed, after - before);
         return (after - before) / ((System.nanoTime() - t0) / 1e9);
     }
 

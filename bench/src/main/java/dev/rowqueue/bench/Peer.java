@@ -383,6 +383,35 @@ final class Peer {
         };
     }
 
+    /**
+     * @param n executions per call
+     * @return the scheduling of {@code n} executions due now in one {@code scheduleBatch} (its batch enqueue)
+     * @throws SQLException on failure
+     */
+    Harness.Operation enqueueBatch(int n) throws SQLException {
+        return enqueueBatchVia(ds, n);
+    }
+
+    /**
+     * @param via where the client's connections come from
+     * @param n   executions per call
+     * @return {@link #enqueueBatch} through {@code via}, for counting its statements
+     * @throws SQLException on failure
+     */
+    Harness.Operation enqueueBatchVia(DataSource via, int n) throws SQLException {
+        freshTable();
+        OneTimeTask<Void> task = Tasks.oneTime("bench-enqueue").execute((instance, context) -> { });
+        SchedulerClient client = client(via, task);
+        return (thread, count) -> {
+            List<TaskInstance<?>> batch = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                batch.add(task.instance("e" + ids.incrementAndGet()));
+            }
+            client.scheduleBatch(batch, Instant.now());
+            return n;
+        };
+    }
+
     /** @return the scheduling of one execution due now, through db-scheduler's client (its enqueue) */
     Harness.Operation enqueue() throws SQLException {
         return enqueueVia(ds);

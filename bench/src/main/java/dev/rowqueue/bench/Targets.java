@@ -131,6 +131,11 @@ final class Targets {
             }
 
             @Override
+            public String serverMarker() {
+                return dir.toString();
+            }
+
+            @Override
             public String maintenance(String table) {
                 return "VACUUM (ANALYZE) " + table;
             }
@@ -208,6 +213,11 @@ final class Targets {
             @Override
             public String maintenance(String table) {
                 return "ANALYZE TABLE " + table;
+            }
+
+            @Override
+            public String serverMarker() {
+                return base.toString();
             }
 
             @Override

@@ -11,11 +11,15 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The harness runs end to end on H2 and writes its table: a row per workload and thread count, the exact
- * statement counts, and the JSON. It asserts that rows are produced, never how fast anything was.
+ * The harness runs end to end and writes its table: on H2 a row per workload and thread count, the exact statement
+ * counts, and the JSON; on embedded PostgreSQL the side-by-side cells of rowqueue and its peers (db-scheduler, JobRunr,
+ * graphile-worker), and "not run" with the reason when there is no Node.js. It asserts that cells are produced,
+ * never how fast anything was.
  */
 class BenchSmokeTest {
 
@@ -46,5 +50,45 @@ class BenchSmokeTest {
         assertTrue(table.contains("## Workers against db-scheduler"), table);
         String json = Files.readString(out.resolve("results.json"), StandardCharsets.UTF_8);
         assertTrue(json.contains("\"workload\": \"claim+ack, rowqueue, batch 1\", \"threads\": 2"), json);
+        assertFalse(table.contains("side by side"), "no peer cell was selected:\n" + table);
+    }
+
+    /** Without a node executable, graphile-worker's cells say why they did not run; the Java peers run. */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void peers_run_side_by_side_and_graphile_worker_is_not_run_without_node(@TempDir Path out) throws Exception {
+        Path md = Bench.run(new String[] {"--profile", "smoke", "--targets", "postgres", "--threads", "1", "--out",
+                out.toString(), "--node", out.resolve("no-such-node").toString(), "--only",
+                "^peers: (workers, no-op handler|enqueue, one job|enqueue, batches|enqueue-to-start)"});
+        String json = Files.readString(out.resolve("results.json"), StandardCharsets.UTF_8);
+        for (String cell : List.of("workers, no-op handler", "enqueue, one job per call", "enqueue, batches of 100",
+                "enqueue-to-start latency, idle worker, 20 jobs/s")) {
+            for (String system : List.of("rowqueue", "db-scheduler", "JobRunr")) {
+                assertTrue(json.contains("\"cell\": \"" + cell + "\", \"threads\": 1, \"system\": \"" + system
+                        + "\", \"ran\": true"), cell + ", " + system + ":\n" + json);
+            }
+            assertTrue(json.contains("\"cell\": \"" + cell + "\", \"threads\": 1, \"system\": \"graphile-worker\","
+                    + " \"ran\": false"), cell + ":\n" + json);
+        }
+        assertFalse(json.contains("workers, 1 ms handler"), "--only selects the cells:\n" + json);
+        String table = Files.readString(md, StandardCharsets.UTF_8);
+        assertTrue(table.contains("## rowqueue and its peers, side by side"), table);
+        assertTrue(table.contains("| graphile-worker | not run |  | not run: no node executable ("), table);
+        assertTrue(table.contains("JobRunr " + JobRunrPeer.version()), table);
+    }
+
+    /** With Node.js, graphile-worker is installed (once, into the cache) and run as a child process. */
+    @Test
+    @Timeout(value = 600, unit = TimeUnit.SECONDS)
+    void graphile_worker_runs_as_a_child_process_where_node_is_installed(@TempDir Path out) throws Exception {
+        assumeTrue(GraphileWorkerPeer.executable("node").isPresent(), "no node on PATH");
+        Bench.run(new String[] {"--profile", "smoke", "--targets", "postgres", "--threads", "1", "--out",
+                out.toString(), "--only", "^peers: (workers, no-op handler|enqueue, one job per call), (rowqueue|graphile)"});
+        String json = Files.readString(out.resolve("results.json"), StandardCharsets.UTF_8);
+        for (String cell : List.of("workers, no-op handler", "enqueue, one job per call")) {
+            assertTrue(json.contains("\"cell\": \"" + cell + "\", \"threads\": 1, \"system\": \"graphile-worker\","
+                    + " \"ran\": true"), cell + ":\n" + json);
+        }
+        assertFalse(json.contains("\"system\": \"JobRunr\""), "--only selects the systems:\n" + json);
     }
 }
