@@ -17,9 +17,10 @@ import java.sql.SQLException;
  */
 @Command(name = "rowqueue", mixinStandardHelpOptions = true, versionProvider = RowQueueCli.Version.class,
         description = "Ring queues, work queues and counters on ordinary SQL tables: try them, run the compatibility"
-                + " kit against a database, print DDL, look into queues, and move them between databases.",
+                + " kit against a database, print DDL, look into queues, serve the operator console, and move queues between"
+                + " databases.",
         subcommands = {DemoCommand.class, TckCommand.class, SchemaCommand.class, QueuesCommand.class,
-                RingCommand.class, WorkCommand.class, CounterCommand.class, MigrateCommand.class,
+                RingCommand.class, WorkCommand.class, CounterCommand.class, ConsoleCommand.class, MigrateCommand.class,
                 DialectsCommand.class, CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {

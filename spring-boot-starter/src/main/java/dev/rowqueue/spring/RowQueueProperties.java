@@ -76,6 +76,9 @@ public class RowQueueProperties {
     /** Micrometer meters and job observations, when rowqueue-micrometer and a MeterRegistry are present. */
     private final Metrics metrics = new Metrics();
 
+    /** The operator console, when rowqueue-console is on the class path of a servlet web application. */
+    private final Console console = new Console();
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -166,6 +169,10 @@ public class RowQueueProperties {
 
     public Metrics getMetrics() {
         return metrics;
+    }
+
+    public Console getConsole() {
+        return console;
     }
 
     /**
@@ -557,6 +564,100 @@ public class RowQueueProperties {
 
         public void setDepthRefresh(Duration depthRefresh) {
             this.depthRefresh = depthRefresh;
+        }
+    }
+
+    /** {@code rowqueue.console.*}: the operator console (rowqueue-console), mounted in the application's servlet container. */
+    public static class Console {
+
+        /** How the console's requests are authenticated. */
+        public enum Auth {
+            /** Spring Security when the application has it (a springSecurityFilterChain), the console's token otherwise. */
+            AUTO,
+            /** The application's Spring Security: it signs people in; the console checks that someone is. */
+            SPRING_SECURITY,
+            /** The console's own token (rowqueue.console.token): a sign-in form, sessions, and bearer requests. */
+            TOKEN
+        }
+
+        /** Whether the console is served. Off unless set. */
+        private boolean enabled;
+
+        /** Where the console is mounted, below the application's context path. */
+        private String path = "/rowqueue";
+
+        /** Whether the console serves no change at all (no revive, no purge, no buttons). */
+        private boolean readOnly;
+
+        /** Who authenticates the console's requests. */
+        private Auth auth = Auth.AUTO;
+
+        /**
+         * The console's own token, at least 16 characters, when it authenticates by itself (no Spring Security): for the
+         * sign-in form and Authorization: Bearer. The environment variable ROWQUEUE_CONSOLE_TOKEN sets it too.
+         */
+        private String token;
+
+        /** Behind Spring Security, the role an operator needs (e.g. RQ_OPERATOR). Unset: any authenticated user. */
+        private String role;
+
+        /** How often open pages refresh, and how long the console reuses what it read. */
+        private Duration refresh = Duration.ofSeconds(10);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public String getPath() {
+            return path;
+        }
+
+        public void setPath(String path) {
+            this.path = path;
+        }
+
+        public boolean isReadOnly() {
+            return readOnly;
+        }
+
+        public void setReadOnly(boolean readOnly) {
+            this.readOnly = readOnly;
+        }
+
+        public Auth getAuth() {
+            return auth;
+        }
+
+        public void setAuth(Auth auth) {
+            this.auth = auth;
+        }
+
+        public String getToken() {
+            return token;
+        }
+
+        public void setToken(String token) {
+            this.token = token;
+        }
+
+        public String getRole() {
+            return role;
+        }
+
+        public void setRole(String role) {
+            this.role = role;
+        }
+
+        public Duration getRefresh() {
+            return refresh;
+        }
+
+        public void setRefresh(Duration refresh) {
+            this.refresh = refresh;
         }
     }
 

@@ -1,0 +1,77 @@
+package dev.rowqueue.console;
+
+import dev.rowqueue.DatabaseInfo;
+import dev.rowqueue.Job;
+import dev.rowqueue.QueueInfo;
+import dev.rowqueue.QueueStats;
+import dev.rowqueue.RingEntry;
+
+import java.util.List;
+
+/** How the JSON API writes the console's data: the same fields the pages show. */
+final class Api {
+    private Api() {
+    }
+
+    static void database(Json j, DatabaseInfo db) {
+        j.beginObject().field("product", db.productName()).field("version", db.productVersion())
+                .field("dialect", db.dialect()).endObject();
+    }
+
+    /** Writes a catalog entry's fields into the open object. */
+    static void info(Json j, QueueInfo q) {
+        j.field("name", q.name()).field("kind", Pages.kindKey(q.kind()));
+        if (q.strategy() != null) {
+            j.field("capacity", q.capacity()).field("strategy", q.strategy().name());
+        }
+        j.field("createdAt", q.createdAt());
+        j.name("tables").beginArray();
+        q.tables().forEach(j::value);
+        j.endArray();
+    }
+
+    static void summary(Json j, QueueSummary s) {
+        j.beginObject();
+        info(j, s.info());
+        if (s.stats() != null) {
+            stats(j.name("stats"), s.stats());
+        }
+        if (s.oldestReady() != null) {
+            j.field("oldestReadySeconds", s.oldestReady().toSeconds());
+        }
+        if (s.activity() != null) {
+            Activity a = s.activity();
+            j.name("activity").beginObject().field("start", a.start());
+            series(j.name("enqueued"), a.enqueued());
+            series(j.name("finished"), a.finished());
+            series(j.name("failed"), a.failed());
+            j.endObject();
+        }
+        j.endObject();
+    }
+
+    private static void series(Json j, List<Long> values) {
+        j.beginArray();
+        values.forEach(v -> j.value(v));
+        j.endArray();
+    }
+
+    static void stats(Json j, QueueStats s) {
+        j.beginObject().field("ready", s.ready()).field("scheduled", s.scheduled()).field("leased", s.leased())
+                .field("dead", s.dead()).field("total", s.total()).endObject();
+    }
+
+    static void jobs(Json j, List<Job> jobs) {
+        j.beginArray();
+        for (Job job : jobs) {
+            j.beginObject().field("id", job.id()).field("priority", job.priority()).field("attempts", job.attempts())
+                    .field("enqueuedAt", job.enqueuedAt()).field("key", job.key()).field("lastError", job.lastError())
+                    .field("payload", job.payload()).endObject();
+        }
+        j.endArray();
+    }
+
+    static void entry(Json j, RingEntry e) {
+        j.beginObject().field("seq", e.seq()).field("pushedAt", e.pushedAt()).field("payload", e.payload()).endObject();
+    }
+}

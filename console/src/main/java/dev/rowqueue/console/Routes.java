@@ -1,0 +1,341 @@
+package dev.rowqueue.console;
+
+import dev.rowqueue.Job;
+import dev.rowqueue.QueueInfo;
+import dev.rowqueue.QueueKind;
+import dev.rowqueue.QueueStats;
+import dev.rowqueue.RingEntry;
+import dev.rowqueue.console.Console.Call;
+import dev.rowqueue.console.Console.HttpError;
+import dev.rowqueue.console.Console.Route;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * The console's routes and what answers them. Routes that change anything are registered only when the console is
+ * not read-only: a read-only console has no code path to a change.
+ */
+final class Routes {
+    /** Dead letters a work queue's page shows by default, and the most it shows. */
+    static final int DEAD_DEFAULT = 100;
+    static final int DEAD_MAX = 1000;
+    /** Ring groups per page, each shown with its newest entry (one statement per group). */
+    static final int GROUPS_PER_PAGE = 25;
+    /** Counters per page. */
+    static final int COUNTERS_PER_PAGE = 100;
+    /** The most entries of one ring group shown. */
+    static final int ENTRIES_MAX = 100;
+
+    private final Console console;
+
+    Routes(Console console) {
+        this.console = console;
+    }
+
+    List<Route> all() {
+        List<Route> r = new ArrayList<>();
+        r.add(Route.of("GET", "/", this::overview));
+        r.add(Route.of("GET", "/queues/{queue}", this::queue));
+        r.add(Route.of("GET", "/api/queues", this::apiQueues));
+        r.add(Route.of("GET", "/api/queues/{queue}", this::apiQueue));
+        r.add(Route.of("GET", "/api/queues/{queue}/dead", this::apiDead));
+        r.add(Route.of("GET", "/api/queues/{queue}/entries", this::apiEntries));
+        r.add(Route.of("GET", "/api/queues/{queue}/counter", this::apiCounter));
+        if (console.tokenAuth() != null) {
+            r.add(Route.of("POST", "/sign-out", call -> new SignIn(console).signOut(call)));
+        }
+        if (!console.readOnly()) {
+            // every route below changes data: none exists on a read-only console
+            r.add(Route.of("POST", "/queues/{queue}/dead/{id}/revive", this::revive));
+            r.add(Route.of("POST", "/queues/{queue}/dead/revive-all", this::reviveAll));
+            r.add(Route.of("GET", "/queues/{queue}/dead/purge", this::confirmPurge));
+            r.add(Route.of("POST", "/queues/{queue}/dead/purge", this::purge));
+            r.add(Route.of("POST", "/api/queues/{queue}/dead/{id}/revive", this::revive));
+            r.add(Route.of("POST", "/api/queues/{queue}/dead/revive-all", this::reviveAll));
+            r.add(Route.of("POST", "/api/queues/{queue}/dead/purge", this::purge));
+        }
+        return r;
+    }
+
+    // ---- pages
+
+    private ConsoleResponse overview(Call call) {
+        return Pages.overview(call.view(), console.data().overview());
+    }
+
+    private ConsoleResponse queue(Call call) {
+        QueueInfo q = queue(call, null);
+        ConsoleData data = console.data();
+        switch (q.kind()) {
+            case WORK -> {
+                int limit = intParam(call, "limit", DEAD_DEFAULT, 1, DEAD_MAX);
+                QueueStats stats = data.stats(q.name());
+                List<Job> dead = stats.dead() == 0 ? List.of() : data.deadLetters(q.name(), limit);
+                return Pages.workQueue(call.view(), q, stats, dead, limit, Notice.of(call.request()));
+            }
+            case RING -> {
+                List<String> groups = data.groups(q.name());
+                int pages = Math.max(1, (groups.size() + GROUPS_PER_PAGE - 1) / GROUPS_PER_PAGE);
+                int page = intParam(call, "page", 1, 1, pages);
+                List<String> shown = groups.subList((page - 1) * GROUPS_PER_PAGE,
+                        Math.min(groups.size(), page * GROUPS_PER_PAGE));
+                Map<String, RingEntry> newest = new LinkedHashMap<>();
+                for (String g : shown) {
+                    List<RingEntry> e = data.newestEntries(q.name(), g, 1);
+                    newest.put(g, e.isEmpty() ? null : e.get(0));
+                }
+                String group = call.request().query("group");
+                List<RingEntry> entries = group == null || group.isEmpty() ? null
+                        : data.newestEntries(q.name(), group, Math.min(q.capacity(), ENTRIES_MAX));
+                return Pages.ring(call.view(), q, groups.size(), page, pages, newest, group, entries);
+            }
+            default -> {
+                Map<String, Long> all = data.counters(q.name());
+                int pages = Math.max(1, (all.size() + COUNTERS_PER_PAGE - 1) / COUNTERS_PER_PAGE);
+                int page = intParam(call, "page", 1, 1, pages);
+                List<Map.Entry<String, Long>> shown = all.entrySet().stream().skip((long) (page - 1) * COUNTERS_PER_PAGE)
+                        .limit(COUNTERS_PER_PAGE).collect(Collectors.toList());
+                String key = call.request().query("key");
+                Long value = key == null || key.isEmpty() ? null : data.counter(q.name(), key);
+                return Pages.counters(call.view(), q, all.size(), page, pages, shown, key, value);
+            }
+        }
+    }
+
+    private ConsoleResponse confirmPurge(Call call) {
+        QueueInfo q = queue(call, QueueKind.WORK);
+        return Pages.confirmPurge(call.view(), q, console.data().stats(q.name()).dead());
+    }
+
+    // ---- changes (HTML and JSON)
+
+    private ConsoleResponse revive(Call call) {
+        QueueInfo q = queue(call, QueueKind.WORK);
+        long id = longParam(call.params().get("id"));
+        boolean revived = console.data().revive(q.name(), id);
+        console.audit().change(call, revived ? "revived dead job " + id : "found no dead job " + id + " to revive", q);
+        if (call.api()) {
+            if (!revived) {
+                throw new HttpError(404, "no dead job " + id + " in work queue " + q.name());
+            }
+            return ConsoleResponse.json(200, Json.object().field("revived", true).field("id", id).endObject()
+                    .toString());
+        }
+        return back(call, q, revived ? "done=revived&id=" + id : "done=not-dead&id=" + id);
+    }
+
+    private ConsoleResponse reviveAll(Call call) {
+        QueueInfo q = queue(call, QueueKind.WORK);
+        int n = console.data().reviveAll(q.name());
+        console.audit().change(call, "revived " + n + " dead " + (n == 1 ? "job" : "jobs"), q);
+        if (call.api()) {
+            return ConsoleResponse.json(200, Json.object().field("revived", n).endObject().toString());
+        }
+        return back(call, q, "done=revived-all&count=" + n);
+    }
+
+    private ConsoleResponse purge(Call call) {
+        QueueInfo q = queue(call, QueueKind.WORK);
+        String confirm = call.request().form("confirm");
+        if (confirm == null) {
+            confirm = call.request().query("confirm");
+        }
+        if (!q.name().equals(confirm)) {
+            throw new HttpError(400, "Purging deletes every dead letter: confirm with confirm=" + q.name() + ".");
+        }
+        int n = console.data().purgeDead(q.name());
+        console.audit().change(call, "purged " + n + " dead " + (n == 1 ? "job" : "jobs"), q);
+        if (call.api()) {
+            return ConsoleResponse.json(200, Json.object().field("purged", n).endObject().toString());
+        }
+        return back(call, q, "done=purged&count=" + n);
+    }
+
+    private static ConsoleResponse back(Call call, QueueInfo q, String query) {
+        return ConsoleResponse.seeOther(call.request().mount() + "/queues/" + segment(q.name()) + "?" + query);
+    }
+
+    // ---- JSON reads
+
+    private ConsoleResponse apiQueues(Call call) {
+        Json j = Json.object();
+        Api.database(j.name("database"), console.data().database());
+        j.name("queues").beginArray();
+        for (QueueSummary s : console.data().overview()) {
+            Api.summary(j, s);
+        }
+        j.endArray().endObject();
+        return ConsoleResponse.json(200, j.toString());
+    }
+
+    private ConsoleResponse apiQueue(Call call) {
+        QueueInfo q = queue(call, null);
+        ConsoleData data = console.data();
+        Json j = Json.object();
+        Api.info(j, q);
+        switch (q.kind()) {
+            case WORK -> {
+                int limit = intParam(call, "limit", DEAD_DEFAULT, 1, DEAD_MAX);
+                QueueStats stats = data.stats(q.name());
+                Api.stats(j.name("stats"), stats);
+                Api.jobs(j.name("dead"), stats.dead() == 0 ? List.of() : data.deadLetters(q.name(), limit));
+            }
+            case RING -> {
+                j.name("groups").beginArray();
+                data.groups(q.name()).forEach(j::value);
+                j.endArray();
+            }
+            default -> {
+                j.name("counters").beginObject();
+                data.counters(q.name()).forEach((k, v) -> j.field(k, v));
+                j.endObject();
+            }
+        }
+        return ConsoleResponse.json(200, j.endObject().toString());
+    }
+
+    private ConsoleResponse apiDead(Call call) {
+        QueueInfo q = queue(call, QueueKind.WORK);
+        int limit = intParam(call, "limit", DEAD_DEFAULT, 1, DEAD_MAX);
+        Json j = Json.object().field("queue", q.name()).field("limit", limit);
+        Api.jobs(j.name("dead"), console.data().deadLetters(q.name(), limit));
+        return ConsoleResponse.json(200, j.endObject().toString());
+    }
+
+    private ConsoleResponse apiEntries(Call call) {
+        QueueInfo q = queue(call, QueueKind.RING);
+        String group = call.request().query("group");
+        if (group == null || group.isEmpty()) {
+            throw new HttpError(400, "give the group: ?group=NAME");
+        }
+        int limit = intParam(call, "limit", Math.min(q.capacity(), ENTRIES_MAX), 1, Math.max(1, q.capacity()));
+        Json j = Json.object().field("queue", q.name()).field("group", group);
+        j.name("entries").beginArray();
+        for (RingEntry e : console.data().newestEntries(q.name(), group, limit)) {
+            Api.entry(j, e);
+        }
+        return ConsoleResponse.json(200, j.endArray().endObject().toString());
+    }
+
+    private ConsoleResponse apiCounter(Call call) {
+        QueueInfo q = queue(call, QueueKind.COUNTERS);
+        String key = call.request().query("key");
+        if (key == null || key.isEmpty()) {
+            throw new HttpError(400, "give the counter: ?key=NAME");
+        }
+        long value = console.data().counter(q.name(), key);
+        return ConsoleResponse.json(200, Json.object().field("table", q.name()).field("key", key)
+                .field("value", value).endObject().toString());
+    }
+
+    // ---- parameters
+
+    private QueueInfo queue(Call call, QueueKind kind) {
+        String name = call.params().get("queue");
+        QueueInfo q = console.data().queue(name).orElseThrow(() -> new HttpError(404,
+                "No queue named '" + name + "' in this database."));
+        if (kind != null && q.kind() != kind) {
+            throw new HttpError(404, "'" + q.name() + "' is a " + Pages.kindName(q.kind()) + ", not a "
+                    + Pages.kindName(kind) + ".");
+        }
+        return q;
+    }
+
+    private static int intParam(Call call, String name, int dflt, int min, int max) {
+        String v = call.request().query(name);
+        if (v == null || v.isEmpty()) {
+            return dflt;
+        }
+        try {
+            int n = Integer.parseInt(v);
+            if (n < min || n > max) {
+                throw new HttpError(400, name + " must be between " + min + " and " + max + ", got " + n + ".");
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new HttpError(400, name + " must be a number.");
+        }
+    }
+
+    private static long longParam(String v) {
+        try {
+            return Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw new HttpError(400, "A job id is a number.");
+        }
+    }
+
+    // ---- URLs
+
+    /**
+     * @param s a value
+     * @return it encoded for a query parameter
+     */
+    static String encode(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * @param s a value
+     * @return it encoded as one path segment
+     */
+    static String segment(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    /**
+     * @param request a request
+     * @return its query parameters, encoded again
+     */
+    static String query(ConsoleRequest request) {
+        return request.queryParameters().entrySet().stream()
+                .flatMap(e -> e.getValue().stream().map(v -> encode(e.getKey()) + "=" + encode(v)))
+                .collect(Collectors.joining("&"));
+    }
+
+    /**
+     * The message a page shows after a change redirected to it: fixed sentences and numbers, never text from the
+     * URL.
+     *
+     * @param kind  what happened
+     * @param value the job id or count
+     */
+    record Notice(String kind, long value) {
+        static Notice of(ConsoleRequest r) {
+            String done = r.query("done");
+            if (done == null) {
+                return null;
+            }
+            String v = r.query(done.startsWith("revived-all") || done.equals("purged") ? "count" : "id");
+            long n;
+            try {
+                n = Long.parseLong(v);
+            } catch (NumberFormatException e) {
+                return null;
+            }
+            return switch (done) {
+                case "revived", "not-dead", "revived-all", "purged" -> new Notice(done, n);
+                default -> null;
+            };
+        }
+
+        String text() {
+            return switch (kind) {
+                case "revived" -> "Job " + value + " is ready again.";
+                case "not-dead" -> "Job " + value + " is not a dead letter (any more): nothing was revived.";
+                case "revived-all" -> value + (value == 1 ? " dead job is" : " dead jobs are") + " ready again.";
+                default -> value + (value == 1 ? " dead letter was" : " dead letters were") + " deleted.";
+            };
+        }
+
+        boolean warning() {
+            return kind.equals("not-dead");
+        }
+    }
+}

@@ -1,0 +1,284 @@
+package dev.rowqueue.console;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.rowqueue.Job;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.NoAlertPresentException;
+import org.openqa.selenium.WebElement;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.UnaryOperator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The console in a real browser: headless Chromium through chromium-driver. NOT RUN (skipped with the reason) where
+ * Chromium is not installed. Screenshots go to {@code target/screenshots/}.
+ *
+ * <p>To add a scenario: open a {@link #console} (optionally configured), {@link #signIn} and drive {@link #browser}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ConsoleBrowserTest {
+    private Browser browser;
+    private final List<AutoCloseable> opened = new ArrayList<>();
+
+    @BeforeAll
+    void startBrowser() {
+        browser = Browser.start();
+    }
+
+    @AfterAll
+    void stopBrowser() {
+        if (browser != null) {
+            browser.close();
+        }
+    }
+
+    @AfterEach
+    void closeConsoles() throws Exception {
+        for (AutoCloseable c : opened) {
+            c.close();
+        }
+        opened.clear();
+        if (browser != null) {
+            browser.driver.manage().deleteAllCookies();
+        }
+    }
+
+    private ConsoleFixture console(UnaryOperator<Console.Builder> configure) {
+        ConsoleFixture f = new ConsoleFixture(configure);
+        opened.add(f);
+        return f;
+    }
+
+    /** Opens {@code path} on the console, signs in on the form it leads to, and checks it comes back there. */
+    private void signIn(ConsoleFixture f, String path) {
+        browser.open(f.uri(path));
+        assertTrue(browser.location().startsWith("/sign-in?next="), browser.location());
+        browser.signInHere(ConsoleFixture.TOKEN);
+        assertEquals(path, browser.location());
+    }
+
+    private List<Long> deadIds(ConsoleFixture f) {
+        return f.mail.deadLetters(100).stream().map(Job::id).toList();
+    }
+
+    @Test
+    void an_operator_sees_every_queue_and_a_work_queue_in_detail() {
+        ConsoleFixture f = console(b -> b);
+        dev.rowqueue.WorkQueue outgoing = f.rq.workQueue("outgoing_mail", dev.rowqueue.WorkQueueOptions.defaults()
+                .maxAttempts(1));
+        ConsoleFixture.dead(outgoing, "{\"to\":\"ann@example.com\",\"template\":\"welcome\"}",
+                "SMTPException: 550 5.1.1 <ann@example.com>: mailbox unavailable");
+        ConsoleFixture.dead(outgoing, "{\"to\":\"bo@example.org\",\"template\":\"invoice\",\"invoice\":7731}",
+                "java.net.SocketTimeoutException: connect timed out after 10000 ms\n\tat smtp.Client.connect(Client.java:88)"
+                        + "\n\tat mail.Sender.send(Sender.java:41)");
+        for (int i = 0; i < 42; i++) {
+            outgoing.enqueue("{\"to\":\"user" + i + "@example.com\",\"template\":\"digest\"}");
+        }
+        outgoing.claim(3);
+        for (int i = 0; i < 7; i++) {
+            outgoing.enqueue("{\"template\":\"reminder\"}", dev.rowqueue.Enqueue.delayed(java.time.Duration.ofHours(1)));
+        }
+        dev.rowqueue.WorkQueue webhooks = f.rq.workQueue("webhooks");
+        webhooks.enqueueAll(java.util.Collections.nCopies(1205, "{\"event\":\"order.paid\"}"),
+                dev.rowqueue.Enqueue.defaults());
+        f.rq.workQueue("invoices");
+        f.rq.ring("recent_views", 10).pushAll("article-42", List.of("alice", "bob", "carol"));
+        f.rq.counters("order_ids").allocate("orders", 1000);
+        signIn(f, "/");
+        List<String> names = browser.driver.findElements(By.cssSelector("table.grid tbody td:first-child a")).stream()
+                .map(WebElement::getText).toList();
+        assertEquals(List.of("booksales", "fruit", "invoices", "mail", "order_ids", "outgoing_mail", "recent_views",
+                "webhooks"), names);
+        browser.screenshot("docs-overview");
+        browser.driver.findElement(By.linkText("outgoing_mail")).click();
+        assertEquals(List.of("39", "7", "3", "2", "51"), browser.driver.findElements(By.cssSelector(".card .value"))
+                .stream().map(WebElement::getText).toList());
+        browser.screenshot("docs-work-queue");
+    }
+
+    @Test
+    void every_page_without_a_credential_leads_to_sign_in() {
+        ConsoleFixture f = console(b -> b);
+        long id = f.dead.get(0);
+        for (String page : List.of("/", "/queues/mail", "/queues/fruit?group=basket", "/queues/booksales",
+                "/queues/mail/dead/purge", "/queues/mail?done=revived&id=" + id, "/no-such-page")) {
+            browser.open(f.uri(page));
+            assertTrue(browser.location().startsWith("/sign-in?next="), page + " led to " + browser.location());
+            assertEquals("Sign in", browser.driver.findElement(By.tagName("h1")).getText(), page);
+            assertTrue(browser.driver.findElements(By.cssSelector("table")).isEmpty(), "no data on " + page);
+        }
+        browser.screenshot("sign-in");
+        browser.signInHere(ConsoleFixture.TOKEN);
+        assertEquals("/no-such-page", browser.location(), "back where the operator was going");
+        browser.open(f.uri("/queues/booksales"));
+        assertEquals("/queues/booksales", browser.location(), "signed in once, for every page");
+        browser.screenshot("counters");
+    }
+
+    @Test
+    void an_operator_revives_a_dead_job() {
+        ConsoleFixture f = console(b -> b);
+        long id = f.dead.get(0);
+        signIn(f, "/");
+        browser.screenshot("overview");
+        browser.driver.findElement(By.linkText("mail")).click();
+        assertEquals("/queues/mail", browser.location());
+        assertEquals("3", browser.driver.findElement(By.cssSelector(".card.dead .value")).getText());
+        browser.screenshot("work-queue");
+
+        browser.driver.findElement(By.cssSelector("#job-" + id + " button")).click();
+        assertEquals("Job " + id + " is ready again.", browser.driver.findElement(By.cssSelector(".notice")).getText());
+        assertEquals("/queues/mail", browser.location(), "the one-time notice is dropped from the address");
+        assertEquals("2", browser.driver.findElement(By.cssSelector(".card.dead .value")).getText());
+        assertTrue(browser.driver.findElements(By.id("job-" + id)).isEmpty());
+        assertEquals(f.dead.subList(1, 3), deadIds(f), "revived in the database");
+        browser.screenshot("revived");
+    }
+
+    @Test
+    void an_operator_purges_dead_letters_after_a_confirmation() {
+        ConsoleFixture f = console(b -> b);
+        signIn(f, "/queues/mail");
+        browser.driver.findElement(By.linkText("Purge dead letters…")).click();
+        assertEquals("/queues/mail/dead/purge", browser.location());
+        assertEquals(3, deadIds(f).size(), "nothing deleted before the confirmation");
+        browser.screenshot("purge-confirmation");
+        browser.driver.findElement(By.cssSelector(".confirm button.danger")).click();
+        assertEquals("3 dead letters were deleted.", browser.driver.findElement(By.cssSelector(".notice")).getText());
+        assertEquals(List.of(), deadIds(f));
+    }
+
+    @Test
+    void a_malicious_payload_is_rendered_as_text() {
+        ConsoleFixture f = console(b -> b);
+        signIn(f, "/queues/mail");
+        assertThrows(NoAlertPresentException.class, () -> browser.driver.switchTo().alert());
+        WebElement payload = browser.driver.findElement(By.cssSelector("#job-" + f.dead.get(1) + " td.payload code"));
+        assertEquals(ConsoleFixture.SCRIPT, payload.getText());
+        WebElement error = browser.driver.findElement(By.cssSelector("#job-" + f.dead.get(1) + " td.error code"));
+        assertEquals("<img src=x onerror=alert(2)>", error.getText());
+        assertEquals(1, browser.driver.findElements(By.tagName("script")).size(), "only console.js");
+        assertTrue(browser.driver.findElements(By.tagName("img")).isEmpty());
+
+        browser.open(f.uri("/queues/fruit?group=%22%3E%3Cscript%3Ealert(3)%3C%2Fscript%3E"));
+        assertThrows(NoAlertPresentException.class, () -> browser.driver.switchTo().alert());
+        browser.screenshot("ring");
+        assertEquals("\"><script>alert(3)</script>",
+                browser.driver.findElement(By.id("group")).getAttribute("value"));
+        assertEquals(1, browser.driver.findElements(By.tagName("script")).size());
+
+        // the JSON API's output, parsed by the browser's own JSON parser, gives the payload back exactly
+        Object payloads = ((JavascriptExecutor) browser.driver).executeAsyncScript(
+                "var done = arguments[arguments.length - 1];"
+                        + "fetch('/api/queues/mail').then(function (r) { return r.json(); })"
+                        + ".then(function (j) { done(j.dead.map(function (d) { return d.payload; })); })"
+                        + ".catch(function (e) { done(String(e)); });");
+        assertTrue(payloads instanceof List<?> l && l.contains(ConsoleFixture.SCRIPT), String.valueOf(payloads));
+    }
+
+    @Test
+    void a_forged_cross_site_post_is_refused() throws IOException {
+        ConsoleFixture f = console(b -> b);
+        long id = f.dead.get(0);
+        signIn(f, "/queues/mail");
+        String target = f.uri("/queues/mail/dead/" + id + "/revive").toString();
+        HttpServer evil = attacker(target);
+        try {
+            // another port of the same host: the same site, so the browser sends the session cookie along
+            browser.open(URI.create("http://127.0.0.1:" + evil.getAddress().getPort() + "/"));
+            browser.driver.findElement(By.tagName("button")).click();
+            assertEquals("Refused", browser.driver.findElement(By.tagName("h1")).getText());
+            browser.screenshot("forged-post-refused");
+            // another site altogether: the SameSite=Strict cookie stays home
+            browser.open(URI.create("http://localhost:" + evil.getAddress().getPort() + "/"));
+            browser.driver.findElement(By.tagName("button")).click();
+            assertEquals("Sign in first", browser.driver.findElement(By.tagName("h1")).getText());
+        } finally {
+            evil.stop(0);
+        }
+        assertEquals(f.dead, deadIds(f), "nothing revived");
+    }
+
+    /** A page of another origin with a form that posts to the console, with a made-up CSRF token. */
+    private static HttpServer attacker(String target) throws IOException {
+        HttpServer evil = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        evil.createContext("/", exchange -> {
+            byte[] page = ("<!doctype html><title>Win a prize</title><form method=post action=\"" + target + "\">"
+                    + "<input type=hidden name=csrf value=guessed><button>Claim your prize</button></form>")
+                    .getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().add("Content-Type", "text/html; charset=utf-8");
+            exchange.sendResponseHeaders(200, page.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(page);
+            }
+        });
+        evil.start();
+        return evil;
+    }
+
+    @Test
+    void a_link_from_another_site_opens_the_console_of_a_signed_in_operator() throws IOException {
+        ConsoleFixture f = console(b -> b);
+        signIn(f, "/");
+        HttpServer elsewhere = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        String link = f.uri("/queues/mail").toString();
+        elsewhere.createContext("/", exchange -> {
+            byte[] page = ("<!doctype html><title>Chat</title><a id=link href=\"" + link + "\">the mail queue</a>")
+                    .getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, page.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(page);
+            }
+        });
+        elsewhere.start();
+        try {
+            browser.open(URI.create("http://localhost:" + elsewhere.getAddress().getPort() + "/"));
+            browser.driver.findElement(By.id("link")).click();
+            new org.openqa.selenium.support.ui.WebDriverWait(browser.driver, java.time.Duration.ofSeconds(10))
+                    .until(d -> browser.location().equals("/queues/mail") && !d.findElements(By.tagName("h1"))
+                            .isEmpty() && d.findElement(By.tagName("h1")).getText().startsWith("mail"));
+        } finally {
+            elsewhere.stop(0);
+        }
+    }
+
+    @Test
+    void read_only_mode_shows_no_buttons_and_refuses_posts() {
+        ConsoleFixture f = console(b -> b.readOnly(true));
+        long id = f.dead.get(0);
+        signIn(f, "/queues/mail");
+        browser.screenshot("read-only");
+        List<String> buttons = browser.driver.findElements(By.tagName("button")).stream().map(WebElement::getText)
+                .toList();
+        assertEquals(List.of("Sign out"), buttons);
+        assertTrue(browser.driver.findElements(By.linkText("Purge dead letters…")).isEmpty());
+        assertEquals("read-only", browser.driver.findElement(By.cssSelector(".badge.ro")).getText());
+
+        Object status = ((JavascriptExecutor) browser.driver).executeAsyncScript(
+                "var done = arguments[arguments.length - 1];"
+                        + "var csrf = document.querySelector('input[name=csrf]').value;"
+                        + "fetch('/queues/mail/dead/" + id + "/revive', {method: 'POST', headers:"
+                        + " {'Content-Type': 'application/x-www-form-urlencoded'}, body: 'csrf=' + csrf})"
+                        + ".then(function (r) { done(r.status); }).catch(function (e) { done(String(e)); });");
+        assertEquals(404L, status);
+        browser.open(f.uri("/queues/mail/dead/purge"));
+        assertEquals("Not found", browser.driver.findElement(By.tagName("h1")).getText());
+        assertEquals(f.dead, deadIds(f), "nothing revived");
+    }
+}
