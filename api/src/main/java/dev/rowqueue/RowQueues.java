@@ -145,6 +145,7 @@ public interface RowQueues extends AutoCloseable {
         private int claimConcurrency;
         private TransactionBinding transactionBinding;
         private final List<OperationListener> operationListeners = new ArrayList<>();
+        private boolean recordActivity = true;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -296,6 +297,21 @@ public interface RowQueues extends AutoCloseable {
         }
 
         /**
+         * Whether this instance counts what its work queues do per minute for {@link WorkQueue#activity()} (default
+         * {@code true}). Counting costs no statement per job: the counts are kept in memory and written once a minute,
+         * all queues in one batched {@code INSERT}, with a deletion of rows older than an hour every tenth minute
+         * (about 1.1 statements per minute per instance, on a daemon thread started by the first count). Turned off,
+         * this instance writes nothing, and {@code activity()} shows what other instances wrote.
+         *
+         * @param record whether to record
+         * @return this builder
+         */
+        public Builder recordActivity(boolean record) {
+            this.recordActivity = record;
+            return this;
+        }
+
+        /**
          * Detects the dialect (one connection is borrowed to read {@code DatabaseMetaData}) and builds.
          *
          * @return a ready instance
@@ -304,7 +320,8 @@ public interface RowQueues extends AutoCloseable {
         public RowQueues build() {
             return DefaultRowQueues.create(new DefaultRowQueues.Settings(dataSource, List.copyOf(dialects),
                     dialectName, Map.copyOf(dialectOptions), createSchema, retryPolicy, maxPayloadLength,
-                    pollInterval, claimConcurrency, transactionBinding, List.copyOf(operationListeners)));
+                    pollInterval, claimConcurrency, transactionBinding, List.copyOf(operationListeners),
+                    recordActivity));
         }
     }
 }

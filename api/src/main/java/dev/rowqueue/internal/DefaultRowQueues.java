@@ -44,7 +44,8 @@ public final class DefaultRowQueues implements RowQueues {
     public record Settings(DataSource dataSource, List<DialectProvider> dialects, String dialectName,
                            Map<String, String> dialectOptions, boolean createSchema, RetryPolicy retry,
                            int maxPayloadLength, Duration pollInterval, int claimConcurrency,
-                           TransactionBinding transactionBinding, List<OperationListener> operationListeners) {
+                           TransactionBinding transactionBinding, List<OperationListener> operationListeners,
+                           boolean recordActivity) {
     }
 
     /**
@@ -52,16 +53,17 @@ public final class DefaultRowQueues implements RowQueues {
      * {@code operations} where no operation listener is registered. Claims on a caller's connection pass no gate.
      */
     record Context(Dialect dialect, Executor executor, int maxPayloadLength, Duration pollInterval,
-                   WakeupSource wakeups, ClaimGates claimGates, Operations operations) {
+                   WakeupSource wakeups, ClaimGates claimGates, Operations operations, ActivityRecorder activity) {
         Context bound(Connection connection) {
             return new Context(dialect, new BoundExecutor(connection, dialect), maxPayloadLength, pollInterval,
-                    wakeups, ClaimGates.NONE, operations);
+                    wakeups, ClaimGates.NONE, operations, activity);
         }
 
         /** @return this context for work that never joins a caller's transaction (a worker's) */
         Context own() {
             return executor instanceof JoiningExecutor j
-                    ? new Context(dialect, j.own(), maxPayloadLength, pollInterval, wakeups, claimGates, operations)
+                    ? new Context(dialect, j.own(), maxPayloadLength, pollInterval, wakeups, claimGates, operations,
+                            activity)
                     : this;
         }
 
@@ -117,7 +119,9 @@ public final class DefaultRowQueues implements RowQueues {
         WakeupSource wakeups = dialect.wakeupSource(s.dataSource(), s.pollInterval()).orElse(null);
         int claims = s.claimConcurrency() > 0 ? s.claimConcurrency() : dialect.claimConcurrency();
         Context context = new Context(dialect, executor, max, s.pollInterval(), wakeups, new ClaimGates(claims),
-                Operations.of(s.operationListeners()));
+                Operations.of(s.operationListeners()), s.recordActivity()
+                        ? new ActivityRecorder(dialect, pooled, true, System::currentTimeMillis)
+                        : ActivityRecorder.off(dialect, pooled));
         DatabaseInfo info = new DatabaseInfo(product.productName(), product.productVersion(),
                 product.driverName() + " " + product.driverVersion(), dialect.name(), dialect.capabilities(), max);
         log.info("rowqueue: {} served by dialect '{}' with {}; claims of one queue at once: {}",
@@ -188,6 +192,7 @@ public final class DefaultRowQueues implements RowQueues {
 
     @Override
     public void close() {
+        context.activity().close();
         if (context.wakeups() != null) {
             context.wakeups().close();
         }

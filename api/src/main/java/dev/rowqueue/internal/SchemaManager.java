@@ -274,6 +274,11 @@ final class SchemaManager {
             }
             List<DdlFailure> failures = create ? createAll(dialect.catalogDdl()) : List.of();
             probeAll(Map.of(Dialect.CATALOG_TABLE, CATALOG_COLUMNS), failures);
+            // the activity table came after the catalog: created here for new and old catalogs alike; not probed, a
+            // missing one costs only the activity (its writes log once, its reads say what to run)
+            if (create) {
+                logFailures(createAll(dialect.activityDdl()), List.of(Dialect.ACTIVITY_TABLE));
+            }
             catalogReady = true;
         }
     }

@@ -37,6 +37,8 @@ public abstract class Dialect {
     public static final int ERROR_LENGTH = 1000;
     /** The catalog table's name. */
     public static final String CATALOG_TABLE = "rowqueue_catalog";
+    /** The table of work queues' activity per minute ({@link Schema#activity()}). */
+    public static final String ACTIVITY_TABLE = "rowqueue_activity";
 
     /** The database this dialect instance serves. */
     protected final DatabaseProduct product;
@@ -406,6 +408,14 @@ public abstract class Dialect {
     /** @return the catalog table's DDL ({@link Schema#catalog()}) */
     public List<String> catalogDdl() {
         return create(Schema.catalog());
+    }
+
+    /**
+     * @return the activity table's DDL ({@link Schema#activity()}), created with the catalog (and, on a database whose
+     *         catalog is older than the table, when the catalog is next checked)
+     */
+    public List<String> activityDdl() {
+        return create(Schema.activity());
     }
 
     /**
