@@ -29,6 +29,15 @@ public interface SchemaScripts {
     List<String> catalog();
 
     /**
+     * The DDL of the schedule tables ({@code rowqueue_schedules}, {@code rowqueue_schedule_slots}).
+     *
+     * @return the statements, in order
+     */
+    default List<String> schedules() {
+        throw new UnsupportedOperationException(getClass().getName() + " renders no schedule tables");
+    }
+
+    /**
      * @param name    the ring name
      * @param options capacity and strategy (the trigger strategy's DDL depends on the capacity)
      * @return the ring's tables and indexes

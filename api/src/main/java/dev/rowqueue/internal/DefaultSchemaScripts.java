@@ -29,6 +29,11 @@ public final class DefaultSchemaScripts implements SchemaScripts {
     }
 
     @Override
+    public List<String> schedules() {
+        return dialect.scheduleDdl();
+    }
+
+    @Override
     public List<String> ring(String name, RingOptions options) {
         Objects.requireNonNull(options, "options");
         if (!dialect.supports(options.strategy())) {

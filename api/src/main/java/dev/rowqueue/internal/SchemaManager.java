@@ -283,6 +283,35 @@ final class SchemaManager {
         }
     }
 
+    /** The schedule tables' columns, as probed. */
+    static final String SCHEDULE_COLUMNS = "schedule_name, spec, queue_name, payload, job_key, missed, paused, next_ms,"
+            + " last_job, revision, created_ms";
+    static final String SLOT_COLUMNS = "schedule_name, slot_ms, fired_ms";
+    private volatile boolean schedulesReady;
+
+    /**
+     * Makes sure the schedule tables exist: created with the catalog when schedules are first used, on a new schema or
+     * an existing one (the same idempotent path as the catalog: "already exists" from another node is expected, then
+     * the tables are probed).
+     */
+    void ensureSchedules() {
+        if (schedulesReady) {
+            return;
+        }
+        ensureCatalog();
+        synchronized (this) {
+            if (schedulesReady) {
+                return;
+            }
+            List<DdlFailure> failures = create ? createAll(dialect.scheduleDdl()) : List.of();
+            Map<String, String> probes = new LinkedHashMap<>();
+            probes.put(dev.rowqueue.spi.Schema.SCHEDULES_TABLE, SCHEDULE_COLUMNS);
+            probes.put(dev.rowqueue.spi.Schema.SCHEDULE_SLOTS_TABLE, SLOT_COLUMNS);
+            probeAll(probes, failures);
+            schedulesReady = true;
+        }
+    }
+
     /**
      * Runs DDL statements one by one. "Already exists" (from a node that got there first) is expected; a transient
      * failure (a deadlock or lock timeout among nodes creating the same tables) is retried by the executor. Other errors

@@ -419,6 +419,14 @@ public abstract class Dialect {
     }
 
     /**
+     * @return the DDL of the schedule tables ({@link Schema#schedules()} and {@link Schema#scheduleSlots()}), created
+     *         with the catalog when schedules are first used, on new and existing schemas alike
+     */
+    public List<String> scheduleDdl() {
+        return create(Schema.schedules(), Schema.scheduleSlots());
+    }
+
+    /**
      * @param t       the ring's tables
      * @param options capacity and strategy
      * @return the ring's DDL: {@link Schema#ringEntries} and {@link Schema#ringHeads}

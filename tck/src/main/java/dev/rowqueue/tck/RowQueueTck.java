@@ -216,6 +216,16 @@ public abstract class RowQueueTck {
         }
     }
 
+    /** Recurring jobs. */
+    @Nested
+    @DisplayName("schedules")
+    class ScheduleContracts extends ScheduleContract {
+        @Override
+        protected TckEnv env() {
+            return env;
+        }
+    }
+
     /** The source articles' transcripts. */
     @Nested
     @DisplayName("the source articles' transcripts")
