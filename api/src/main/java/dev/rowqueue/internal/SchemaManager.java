@@ -148,7 +148,8 @@ final class SchemaManager {
         if (existing.isEmpty()) {
             checkCollisions(catalog, d);
         }
-        List<DdlFailure> failures = create ? createAll(ddl(d)) : List.of();
+        List<DdlFailure> failures = create && (dialect.reissuesExistingSchema() || !exist(probes(d.name(), d.kind())))
+                ? createAll(ddl(d)) : List.of();
         if (existing.isPresent() && d.kind() == QueueKind.WORK) {
             upgradeWorkQueue(d.name());
         }
@@ -219,6 +220,11 @@ final class SchemaManager {
         }));
     }
 
+    /** @return whether every table has its columns ({@link Dialect#reissuesExistingSchema()}) */
+    private boolean exist(Map<String, String> probes) {
+        return probes.entrySet().stream().allMatch(p -> hasColumns(p.getKey(), p.getValue()));
+    }
+
     /** @return whether a statement selecting the columns from the table succeeds */
     private boolean hasColumns(String table, String columns) {
         try {
@@ -272,7 +278,8 @@ final class SchemaManager {
             if (catalogReady) {
                 return;
             }
-            List<DdlFailure> failures = create ? createAll(dialect.catalogDdl()) : List.of();
+            List<DdlFailure> failures = create && (dialect.reissuesExistingSchema()
+                    || !exist(Map.of(Dialect.CATALOG_TABLE, CATALOG_COLUMNS))) ? createAll(dialect.catalogDdl()) : List.of();
             probeAll(Map.of(Dialect.CATALOG_TABLE, CATALOG_COLUMNS), failures);
             // the activity table came after the catalog: created here for new and old catalogs alike; not probed, a
             // missing one costs only the activity (its writes log once, its reads say what to run)

@@ -140,6 +140,19 @@ public abstract class Dialect {
     }
 
     /**
+     * Whether the core issues the schema's DDL ({@code CREATE TABLE IF NOT EXISTS} and the like) every time a queue is
+     * first opened in a JVM, even when its tables exist. A database where DDL replicates to other servers and can break
+     * them when several run it at once (MySQL Group Replication) returns {@code false}: the core then first checks
+     * that the tables exist, with the same probes it runs after creating them, and issues the DDL only for what is
+     * missing.
+     *
+     * @return {@code true} (the portable default)
+     */
+    public boolean reissuesExistingSchema() {
+        return true;
+    }
+
+    /**
      * Called by the core on every connection it borrows from the data source, before the operation runs on it, so a
      * dialect can give the session settings its statements rely on (e.g. MariaDB Galera's
      * {@code wsrep_retry_autocommit} and {@code wsrep_sync_wait}). It runs once per borrowing: a dialect that needs
