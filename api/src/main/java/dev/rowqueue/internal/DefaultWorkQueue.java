@@ -5,6 +5,7 @@ import dev.rowqueue.Handoff;
 import dev.rowqueue.Job;
 import dev.rowqueue.Operation;
 import dev.rowqueue.JobHandler;
+import dev.rowqueue.QueueKind;
 import dev.rowqueue.QueueStats;
 import dev.rowqueue.TransientRowQueueException;
 import dev.rowqueue.WorkQueue;
@@ -55,6 +56,28 @@ final class DefaultWorkQueue implements WorkQueue {
         return name;
     }
 
+    /**
+     * Producer side: creates the queue if it does not exist yet (with schema creation on), at most once per instance.
+     */
+    private void created() {
+        context.lifecycle().check();
+        context.schema().ensure(SchemaManager.Definition.of(name, QueueKind.WORK));
+    }
+
+    /**
+     * Consumer side: whether the queue exists; never creates it. A missing queue is logged once per queue.
+     */
+    private boolean present() {
+        context.lifecycle().check();
+        return context.schema().exists(SchemaManager.Definition.of(name, QueueKind.WORK));
+    }
+
+    @Override
+    public WorkQueue create() {
+        created();
+        return this;
+    }
+
     @Override
     public WorkQueueOptions options() {
         return options;
@@ -76,6 +99,7 @@ final class DefaultWorkQueue implements WorkQueue {
         Objects.requireNonNull(how, "how");
         Validation.payload(payload, context.maxPayloadLength());
         long delay = Validation.notNegative("delay", how.delay());
+        created();
         return context.executor().run("enqueue into " + name, enqueue(List.of(payload), how, delay))[0];
     }
 
@@ -103,6 +127,7 @@ final class DefaultWorkQueue implements WorkQueue {
                     + " given with unique key '" + how.uniqueKey() + "'; enqueue them one by one with their own unique"
                     + " keys; nothing was written");
         }
+        created();
         long[] ids = context.executor().run("enqueue into " + name, enqueue(checked, how, delay));
         List<Long> result = new ArrayList<>(ids.length);
         for (long id : ids) {
@@ -131,6 +156,9 @@ final class DefaultWorkQueue implements WorkQueue {
 
     private List<Job> claimNow(int max) {
         Validation.batch("claim batch size", max);
+        if (!present()) {
+            return List.of();
+        }
         return claimCombined(new long[0], new long[0], max).claimed();
     }
 
@@ -234,6 +262,9 @@ final class DefaultWorkQueue implements WorkQueue {
         for (int i = 0; i < ids.length; i++) {
             ids[i] = jobs.get(i).id();
             tokens[i] = jobs.get(i).leaseToken();
+        }
+        if (ids.length == 0 && !present()) {
+            return new Handoff(List.of(), List.of());
         }
         WorkStore.AckedAndClaimed result = claimCombined(ids, tokens, max);
         List<Job> lost = new ArrayList<>();
@@ -343,6 +374,9 @@ final class DefaultWorkQueue implements WorkQueue {
 
     private List<Job> rotateNow(String c, int max) {
         Validation.batch("rotate batch size", max);
+        if (!present()) {
+            return List.of();
+        }
         long token = newToken();
         return context.current("rotate " + name, ctx -> buryExhausted(ctx, ctx.claimGates().alone(name,
                 () -> ctx.executor().run("rotate " + name + " with cursor " + c,
@@ -358,6 +392,9 @@ final class DefaultWorkQueue implements WorkQueue {
 
     private List<Job> deadNow(int limit) {
         Validation.positive("limit", limit);
+        if (!present()) {
+            return List.of();
+        }
         return List.copyOf(context.executor().run("list dead letters of " + name, store.dead(limit)));
     }
 
@@ -368,6 +405,9 @@ final class DefaultWorkQueue implements WorkQueue {
     }
 
     private boolean reviveNow(long id) {
+        if (!present()) {
+            return false;
+        }
         return context.executor().run("revive job " + id + " of " + name, store.revive(OptionalLong.of(id))) > 0;
     }
 
@@ -378,6 +418,9 @@ final class DefaultWorkQueue implements WorkQueue {
     }
 
     private int reviveAllNow() {
+        if (!present()) {
+            return 0;
+        }
         return context.executor().run("revive dead letters of " + name, store.revive(OptionalLong.empty()));
     }
 
@@ -388,6 +431,9 @@ final class DefaultWorkQueue implements WorkQueue {
     }
 
     private int purgeNow() {
+        if (!present()) {
+            return 0;
+        }
         return context.executor().run("purge dead letters of " + name, store.purgeDead());
     }
 
@@ -398,6 +444,9 @@ final class DefaultWorkQueue implements WorkQueue {
     }
 
     private QueueStats statsNow() {
+        if (!present()) {
+            return new QueueStats(0, 0, 0, 0);
+        }
         return context.executor().run("count jobs of " + name, store.stats());
     }
 
@@ -410,7 +459,15 @@ final class DefaultWorkQueue implements WorkQueue {
 
     private Map<String, QueueStats> statsByKeyNow(int limit) {
         Validation.batch("key limit", limit);
+        if (!present()) {
+            return Map.of();
+        }
         return context.executor().run("count jobs of " + name + " by key", store.statsByKey(limit));
+    }
+
+    /** @return the lifecycle of the instance this handle belongs to */
+    Lifecycle lifecycle() {
+        return context.lifecycle();
     }
 
     /** @return the queue's tables */
@@ -449,6 +506,7 @@ final class DefaultWorkQueue implements WorkQueue {
     public Worker worker(JobHandler handler, WorkerOptions workerOptions) {
         Objects.requireNonNull(handler, "handler");
         Objects.requireNonNull(workerOptions, "options");
+        context.lifecycle().check();
         if (context.executor() instanceof BoundExecutor) {
             throw new UnsupportedOperationException("a worker claims on connections of its own; create it from the"
                     + " queue of the RowQueues instance, not from a handle bound with using(connection)");
