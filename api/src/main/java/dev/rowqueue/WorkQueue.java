@@ -28,6 +28,13 @@ import java.util.Optional;
  * the unique key of a live job returns that job's id and writes nothing; a handle with
  * {@link WorkQueueOptions#maxLeasedPerKey(int)} never has more than that many jobs of one key leased, and one with
  * {@link WorkQueueOptions#fairClaims(boolean)} takes keys in turns. The database enforces all three, across nodes.
+ *
+ * <p><b>Who creates the queue.</b> The producer side does: the first enqueue (or {@link #create()}) creates the
+ * tables and registers the queue. The consumer side never does: claims, rotations, workers, statistics and dead-letter
+ * calls on a queue that does not exist yet return nothing (empty, zero, {@code false}) and log one warning per queue
+ * naming it ({@code queue 'x' does not exist yet: ...}), so a consumer may start before any producer, and a misspelt
+ * name shows in the log instead of polling an empty table of its own. A database that cannot be reached still
+ * throws. After the {@link RowQueues} instance is closed, every operation throws {@link IllegalStateException}.
  */
 public interface WorkQueue {
 
@@ -36,6 +43,16 @@ public interface WorkQueue {
 
     /** @return this handle's options */
     WorkQueueOptions options();
+
+    /**
+     * Creates the queue's tables and registers it in the catalog, if it does not exist yet; the first enqueue does the
+     * same. For consumers that should make the queue exist before any producer has run. With schema creation off,
+     * checks that the tables exist instead.
+     *
+     * @return this handle
+     * @throws QueueConflictException if a queue of that name and another kind exists
+     */
+    WorkQueue create();
 
     /**
      * Enqueues a job, ready now, with priority 0.

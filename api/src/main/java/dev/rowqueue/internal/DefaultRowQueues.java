@@ -65,18 +65,31 @@ public final class DefaultRowQueues implements RowQueues {
      * {@code operations} where no operation listener is registered. Claims on a caller's connection pass no gate.
      */
     record Context(Dialect dialect, Executor executor, int maxPayloadLength, Duration pollInterval,
-                   WakeupSource wakeups, ClaimGates claimGates, Operations operations, ActivityRecorder activity) {
+                   WakeupSource wakeups, ClaimGates claimGates, Operations operations, ActivityRecorder activity,
+                   Lifecycle lifecycle, SchemaManager schema) {
         Context bound(Connection connection) {
             return new Context(dialect, new BoundExecutor(connection, dialect), maxPayloadLength, pollInterval,
-                    wakeups, ClaimGates.NONE, operations, activity);
+                    wakeups, ClaimGates.NONE, operations, activity, lifecycle, schema);
         }
 
         /** @return this context for work that never joins a caller's transaction (a worker's) */
         Context own() {
             return executor instanceof JoiningExecutor j
                     ? new Context(dialect, j.own(), maxPayloadLength, pollInterval, wakeups, claimGates, operations,
-                            activity)
+                            activity, lifecycle, schema)
                     : this;
+        }
+
+        /**
+         * Every operation of every handle runs through its executor, so this is where a closed instance refuses.
+         *
+         * @return the executor
+         * @throws IllegalStateException once the instance is closed
+         */
+        @Override
+        public Executor executor() {
+            lifecycle.check();
+            return executor;
         }
 
         /**
@@ -98,7 +111,6 @@ public final class DefaultRowQueues implements RowQueues {
     private final Executor pooled;
     private final Scheduling scheduling;
     private DefaultSchedules schedules;
-    private volatile boolean closed;
 
     private DefaultRowQueues(Context context, SchemaManager schema, DatabaseInfo info, Executor pooled,
                              Scheduling scheduling) {
@@ -137,18 +149,20 @@ public final class DefaultRowQueues implements RowQueues {
                 : new JoiningExecutor(pooled, s.transactionBinding(), s.dataSource(), dialect);
         WakeupSource wakeups = dialect.wakeupSource(s.dataSource(), s.pollInterval()).orElse(null);
         int claims = s.claimConcurrency() > 0 ? s.claimConcurrency() : dialect.claimConcurrency();
+        // tables and the catalog never join a caller's transaction: DDL commits on some databases, and a creation
+        // rolled back with the caller's transaction would be remembered as done
+        SchemaManager schema = new SchemaManager(dialect, pooled, s.createSchema());
         Context context = new Context(dialect, executor, max, s.pollInterval(), wakeups, new ClaimGates(claims),
                 Operations.of(s.operationListeners()), s.recordActivity()
                         ? new ActivityRecorder(dialect, pooled, true, System::currentTimeMillis)
-                        : ActivityRecorder.off(dialect, pooled));
+                        : ActivityRecorder.off(dialect, pooled),
+                new Lifecycle(), schema);
         DatabaseInfo info = new DatabaseInfo(product.productName(), product.productVersion(),
                 product.driverName() + " " + product.driverVersion(), dialect.name(), dialect.capabilities(), max);
         log.info("rowqueue: {} served by dialect '{}' with {}; claims of one queue at once: {}",
                 dialect, dialect.name(), dialect.capabilities(),
                 claims == Integer.MAX_VALUE ? "no limit" : claims);
-        // tables and the catalog never join a caller's transaction: DDL commits on some databases, and a creation
-        // rolled back with the caller's transaction would be remembered as done
-        return new DefaultRowQueues(context, new SchemaManager(dialect, pooled, s.createSchema()), info, pooled,
+        return new DefaultRowQueues(context, schema, info, pooled,
                 s.scheduling() != null ? s.scheduling() : new Scheduling(true, Duration.ofSeconds(1), List.of()));
     }
 
@@ -159,6 +173,7 @@ public final class DefaultRowQueues implements RowQueues {
 
     @Override
     public RingQueue ring(String name, RingOptions options) {
+        context.lifecycle().check();
         String n = Validation.queueName(name);
         Objects.requireNonNull(options, "options");
         if (!context.dialect().supports(options.strategy())) {
@@ -177,14 +192,16 @@ public final class DefaultRowQueues implements RowQueues {
 
     @Override
     public WorkQueue workQueue(String name, WorkQueueOptions options) {
+        context.lifecycle().check();
         String n = Validation.queueName(name);
         Objects.requireNonNull(options, "options");
-        schema.ensure(SchemaManager.Definition.of(n, QueueKind.WORK));
+        schema.open(SchemaManager.Definition.of(n, QueueKind.WORK));
         return new DefaultWorkQueue(n, options, context.dialect().workStore(WorkTables.of(n)), context);
     }
 
     @Override
     public Counters counters(String name) {
+        context.lifecycle().check();
         String n = Validation.queueName(name);
         schema.ensure(SchemaManager.Definition.of(n, QueueKind.COUNTERS));
         return new DefaultCounters(n, context.dialect().counterStore(CounterTable.of(n)), context);
@@ -192,27 +209,36 @@ public final class DefaultRowQueues implements RowQueues {
 
     @Override
     public SchemaScripts schema() {
+        context.lifecycle().check();
         return new DefaultSchemaScripts(context.dialect());
     }
 
     @Override
     public List<QueueInfo> queues() {
+        context.lifecycle().check();
         return schema.readCatalog();
     }
 
     @Override
     public boolean dropQueue(String name) {
+        context.lifecycle().check();
         return schema.drop(Validation.queueName(name));
     }
 
     @Override
     public synchronized Schedules schedules() {
+        context.lifecycle().check();
         if (schedules == null) {
-            if (closed) {
-                throw new IllegalStateException("this RowQueues is closed");
-            }
             schema.ensureSchedules();
-            schedules = new DefaultSchedules(context.dialect(), pooled, schema, context.maxPayloadLength(),
+            Lifecycle lifecycle = context.lifecycle();
+            Executor checked = new Executor() { // a closed instance's schedules handle refuses too
+                @Override
+                public <R> R run(String what, dev.rowqueue.spi.SqlOp<R> op) {
+                    lifecycle.check();
+                    return pooled.run(what, op);
+                }
+            };
+            schedules = new DefaultSchedules(context.dialect(), checked, schema, context.maxPayloadLength(),
                     scheduling.pollInterval(), scheduling.listeners());
             if (scheduling.enabled()) {
                 schedules.start();
@@ -228,14 +254,17 @@ public final class DefaultRowQueues implements RowQueues {
 
     @Override
     public void close() {
+        if (context.lifecycle().closed()) {
+            return;
+        }
         DefaultSchedules running;
         synchronized (this) {
-            closed = true;
             running = schedules;
         }
         if (running != null) {
             running.close(); // first: a fire in progress ends before anything else is released
         }
+        context.lifecycle().close(); // stops the workers, whose last counts the activity recorder then writes
         context.activity().close();
         if (context.wakeups() != null) {
             context.wakeups().close();

@@ -10,6 +10,7 @@ import dev.rowqueue.JobQuery;
 import dev.rowqueue.Operation;
 import dev.rowqueue.JobHandler;
 import dev.rowqueue.QueueActivity;
+import dev.rowqueue.QueueKind;
 import dev.rowqueue.QueueStats;
 import dev.rowqueue.TransientRowQueueException;
 import dev.rowqueue.WorkQueue;
@@ -61,6 +62,28 @@ final class DefaultWorkQueue implements WorkQueue {
         return name;
     }
 
+    /**
+     * Producer side: creates the queue if it does not exist yet (with schema creation on), at most once per instance.
+     */
+    private void created() {
+        context.lifecycle().check();
+        context.schema().ensure(SchemaManager.Definition.of(name, QueueKind.WORK));
+    }
+
+    /**
+     * Consumer side: whether the queue exists; never creates it. A missing queue is logged once per queue.
+     */
+    private boolean present() {
+        context.lifecycle().check();
+        return context.schema().exists(SchemaManager.Definition.of(name, QueueKind.WORK));
+    }
+
+    @Override
+    public WorkQueue create() {
+        created();
+        return this;
+    }
+
     @Override
     public WorkQueueOptions options() {
         return options;
@@ -82,6 +105,7 @@ final class DefaultWorkQueue implements WorkQueue {
         Objects.requireNonNull(how, "how");
         Validation.payload(payload, context.maxPayloadLength());
         long delay = Validation.notNegative("delay", how.delay());
+        created();
         long id = context.executor().run("enqueue into " + name, enqueue(List.of(payload), how, delay))[0];
         context.activity().record(name, ActivityRecorder.ENQUEUED, 1);
         return id;
@@ -111,6 +135,7 @@ final class DefaultWorkQueue implements WorkQueue {
                     + " given with unique key '" + how.uniqueKey() + "'; enqueue them one by one with their own unique"
                     + " keys; nothing was written");
         }
+        created();
         long[] ids = context.executor().run("enqueue into " + name, enqueue(checked, how, delay));
         context.activity().record(name, ActivityRecorder.ENQUEUED, ids.length);
         List<Long> result = new ArrayList<>(ids.length);
@@ -140,6 +165,9 @@ final class DefaultWorkQueue implements WorkQueue {
 
     private List<Job> claimNow(int max) {
         Validation.batch("claim batch size", max);
+        if (!present()) {
+            return List.of();
+        }
         return claimCombined(new long[0], new long[0], max).claimed();
     }
 
@@ -249,6 +277,9 @@ final class DefaultWorkQueue implements WorkQueue {
         for (int i = 0; i < ids.length; i++) {
             ids[i] = jobs.get(i).id();
             tokens[i] = jobs.get(i).leaseToken();
+        }
+        if (ids.length == 0 && !present()) {
+            return new Handoff(List.of(), List.of());
         }
         WorkStore.AckedAndClaimed result = claimCombined(ids, tokens, max);
         context.activity().record(name, ActivityRecorder.FINISHED, result.acked().size());
@@ -363,6 +394,9 @@ final class DefaultWorkQueue implements WorkQueue {
 
     private List<Job> rotateNow(String c, int max) {
         Validation.batch("rotate batch size", max);
+        if (!present()) {
+            return List.of();
+        }
         long token = newToken();
         return context.current("rotate " + name, ctx -> buryExhausted(ctx, ctx.claimGates().alone(name,
                 () -> ctx.executor().run("rotate " + name + " with cursor " + c,
@@ -378,6 +412,9 @@ final class DefaultWorkQueue implements WorkQueue {
 
     private List<Job> deadNow(int limit) {
         Validation.positive("limit", limit);
+        if (!present()) {
+            return List.of();
+        }
         return List.copyOf(context.executor().run("list dead letters of " + name, store.dead(limit)));
     }
 
@@ -388,6 +425,9 @@ final class DefaultWorkQueue implements WorkQueue {
     }
 
     private boolean reviveNow(long id) {
+        if (!present()) {
+            return false;
+        }
         return context.executor().run("revive job " + id + " of " + name, store.revive(OptionalLong.of(id))) > 0;
     }
 
@@ -398,6 +438,9 @@ final class DefaultWorkQueue implements WorkQueue {
     }
 
     private int reviveAllNow() {
+        if (!present()) {
+            return 0;
+        }
         return context.executor().run("revive dead letters of " + name, store.revive(OptionalLong.empty()));
     }
 
@@ -408,6 +451,9 @@ final class DefaultWorkQueue implements WorkQueue {
     }
 
     private int purgeNow() {
+        if (!present()) {
+            return 0;
+        }
         return context.executor().run("purge dead letters of " + name, store.purgeDead());
     }
 
@@ -418,6 +464,9 @@ final class DefaultWorkQueue implements WorkQueue {
     }
 
     private QueueStats statsNow() {
+        if (!present()) {
+            return new QueueStats(0, 0, 0, 0);
+        }
         return context.executor().run("count jobs of " + name, store.stats());
     }
 
@@ -430,6 +479,9 @@ final class DefaultWorkQueue implements WorkQueue {
 
     private Map<String, QueueStats> statsByKeyNow(int limit) {
         Validation.batch("key limit", limit);
+        if (!present()) {
+            return Map.of();
+        }
         return context.executor().run("count jobs of " + name + " by key", store.statsByKey(limit));
     }
 
@@ -441,6 +493,9 @@ final class DefaultWorkQueue implements WorkQueue {
 
     private Optional<JobInfo> jobNow(long id) {
         Validation.jobId(id);
+        if (!present()) {
+            return Optional.empty();
+        }
         return context.executor().run("look up job " + id + " of " + name, store.job(id));
     }
 
@@ -452,6 +507,9 @@ final class DefaultWorkQueue implements WorkQueue {
     }
 
     private JobPage jobsNow(JobQuery q) {
+        if (!present()) {
+            return new JobPage(q, List.of(), false);
+        }
         // one more than the page, to tell whether another page follows
         List<JobInfo> jobs = context.executor().run("list jobs of " + name,
                 store.jobs(q.state(), q.key(), q.descending(), q.after(), q.limit() + 1));
@@ -468,6 +526,9 @@ final class DefaultWorkQueue implements WorkQueue {
 
     private CancelOutcome cancelNow(long id) {
         Validation.jobId(id);
+        if (!present()) {
+            return CancelOutcome.NOT_FOUND;
+        }
         return context.executor().run("cancel job " + id + " of " + name, store.cancel(id));
     }
 
@@ -479,6 +540,11 @@ final class DefaultWorkQueue implements WorkQueue {
 
     private QueueActivity activityNow() {
         return context.activity().read(name, context.executor());
+    }
+
+    /** @return the lifecycle of the instance this handle belongs to */
+    Lifecycle lifecycle() {
+        return context.lifecycle();
     }
 
     /** @return the queue's tables */
@@ -517,6 +583,7 @@ final class DefaultWorkQueue implements WorkQueue {
     public Worker worker(JobHandler handler, WorkerOptions workerOptions) {
         Objects.requireNonNull(handler, "handler");
         Objects.requireNonNull(workerOptions, "options");
+        context.lifecycle().check();
         if (context.executor() instanceof BoundExecutor) {
             throw new UnsupportedOperationException("a worker claims on connections of its own; create it from the"
                     + " queue of the RowQueues instance, not from a handle bound with using(connection)");

@@ -65,6 +65,8 @@ final class SchemaManager {
     private final Executor executor;
     private final boolean create;
     private final Map<String, QueueInfo> ensured = new ConcurrentHashMap<>();
+    /** Queues found missing and logged so, each once until it exists. */
+    private final Set<String> missing = ConcurrentHashMap.newKeySet();
     private volatile boolean catalogReady;
 
     SchemaManager(Dialect dialect, Executor executor, boolean create) {
@@ -157,6 +159,73 @@ final class SchemaManager {
         QueueInfo info = existing.orElseGet(() -> register(d));
         ensured.put(d.name(), info);
         return info;
+    }
+
+    /**
+     * Opens a queue without creating it: a queue in the catalog is {@linkplain #ensure ensured} (its kind checked, its
+     * tables probed, upgraded if old); a queue of that name and another kind fails with {@link QueueConflictException};
+     * a queue that does not exist stays so (the catalog table itself may be created).
+     *
+     * @param d the queue
+     * @return whether it exists
+     */
+    boolean open(Definition d) {
+        QueueInfo known = ensured.get(d.name());
+        if (known != null) {
+            check(known, d);
+            return true;
+        }
+        ensureCatalog();
+        Optional<QueueInfo> existing = readCatalog().stream().filter(q -> q.name().equals(d.name())).findFirst();
+        if (existing.isPresent()) {
+            ensure(d);
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Whether a queue exists, for calls that must not create it (claims, inspection): it is in the catalog, or its
+     * main table exists (created by a migration tool and not yet registered), and then it is {@linkplain #ensure
+     * ensured}. A queue that does not exist is logged at WARN once per queue, until it exists. A database that cannot
+     * be reached throws as any operation does.
+     *
+     * @param d the queue
+     * @return whether it exists
+     */
+    boolean exists(Definition d) {
+        if (ensured.containsKey(d.name())) {
+            return true;
+        }
+        boolean exists;
+        try {
+            exists = open(d);
+        } catch (SchemaException e) {
+            exists = false; // no catalog table, and schema creation is off
+        }
+        if (!exists) {
+            String table = objects(d.name(), d.kind()).get(0);
+            try {
+                select(table, "*", "look for table " + table);
+                exists = true;
+            } catch (SchemaException e) {
+                exists = false; // the executor's mapping of an undefined table; any other failure (the database
+                                // cannot be reached) is thrown: SELECT * fails on nothing else
+            }
+            if (exists) {
+                ensure(d);
+            }
+        }
+        if (!exists) {
+            if (missing.add(d.name())) {
+                log.warn("rowqueue: queue '{}' does not exist yet: nothing to claim or read until a producer enqueues"
+                        + " into it (or WorkQueue.create() creates it); check the name if this lasts. Logged once per"
+                        + " queue.", d.name());
+            }
+            return false;
+        }
+        missing.remove(d.name());
+        return true;
     }
 
     /**

@@ -97,7 +97,7 @@ class ConsoleBrowserTest {
         dev.rowqueue.WorkQueue webhooks = f.rq.workQueue("webhooks");
         webhooks.enqueueAll(java.util.Collections.nCopies(1205, "{\"event\":\"order.paid\"}"),
                 dev.rowqueue.Enqueue.defaults());
-        f.rq.workQueue("invoices");
+        f.rq.workQueue("invoices").create();
         f.rq.ring("recent_views", 10).pushAll("article-42", List.of("alice", "bob", "carol"));
         f.rq.counters("order_ids").allocate("orders", 1000);
         signIn(f, "/");

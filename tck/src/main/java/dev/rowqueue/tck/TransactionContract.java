@@ -251,7 +251,7 @@ public abstract class TransactionContract extends Contract {
     @Test
     void errors_carry_the_sqlstate_and_vendor_code() {
         String name = newName();
-        WorkQueue q = rq().workQueue(name);
+        WorkQueue q = rq().workQueue(name).create();
         env().execute("DROP TABLE " + name);
         SchemaException e = assertThrows(SchemaException.class, () -> q.enqueue("x"));
         SQLException driver = assertInstanceOf(SQLException.class, e.getCause(), "the driver's exception is the cause");
