@@ -10,6 +10,8 @@ import dev.rowqueue.RingOptions;
 import dev.rowqueue.RingQueue;
 import dev.rowqueue.RowQueueException;
 import dev.rowqueue.RowQueues;
+import dev.rowqueue.ScheduleListener;
+import dev.rowqueue.Schedules;
 import dev.rowqueue.SchemaScripts;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkQueueOptions;
@@ -44,7 +46,18 @@ public final class DefaultRowQueues implements RowQueues {
     public record Settings(DataSource dataSource, List<DialectProvider> dialects, String dialectName,
                            Map<String, String> dialectOptions, boolean createSchema, RetryPolicy retry,
                            int maxPayloadLength, Duration pollInterval, int claimConcurrency,
-                           TransactionBinding transactionBinding, List<OperationListener> operationListeners) {
+                           TransactionBinding transactionBinding, List<OperationListener> operationListeners,
+                           boolean recordActivity, Scheduling scheduling) {
+    }
+
+    /**
+     * The scheduler's settings.
+     *
+     * @param enabled      whether this instance fires due schedules once {@code schedules()} was used
+     * @param pollInterval how often it looks for due schedules
+     * @param listeners    told what it fired
+     */
+    public record Scheduling(boolean enabled, Duration pollInterval, List<ScheduleListener> listeners) {
     }
 
     /**
@@ -52,16 +65,17 @@ public final class DefaultRowQueues implements RowQueues {
      * {@code operations} where no operation listener is registered. Claims on a caller's connection pass no gate.
      */
     record Context(Dialect dialect, Executor executor, int maxPayloadLength, Duration pollInterval,
-                   WakeupSource wakeups, ClaimGates claimGates, Operations operations) {
+                   WakeupSource wakeups, ClaimGates claimGates, Operations operations, ActivityRecorder activity) {
         Context bound(Connection connection) {
             return new Context(dialect, new BoundExecutor(connection, dialect), maxPayloadLength, pollInterval,
-                    wakeups, ClaimGates.NONE, operations);
+                    wakeups, ClaimGates.NONE, operations, activity);
         }
 
         /** @return this context for work that never joins a caller's transaction (a worker's) */
         Context own() {
             return executor instanceof JoiningExecutor j
-                    ? new Context(dialect, j.own(), maxPayloadLength, pollInterval, wakeups, claimGates, operations)
+                    ? new Context(dialect, j.own(), maxPayloadLength, pollInterval, wakeups, claimGates, operations,
+                            activity)
                     : this;
         }
 
@@ -81,11 +95,18 @@ public final class DefaultRowQueues implements RowQueues {
     private final Context context;
     private final SchemaManager schema;
     private final DatabaseInfo info;
+    private final Executor pooled;
+    private final Scheduling scheduling;
+    private DefaultSchedules schedules;
+    private volatile boolean closed;
 
-    private DefaultRowQueues(Context context, SchemaManager schema, DatabaseInfo info) {
+    private DefaultRowQueues(Context context, SchemaManager schema, DatabaseInfo info, Executor pooled,
+                             Scheduling scheduling) {
         this.context = context;
         this.schema = schema;
         this.info = info;
+        this.pooled = pooled;
+        this.scheduling = scheduling;
     }
 
     /**
@@ -117,7 +138,9 @@ public final class DefaultRowQueues implements RowQueues {
         WakeupSource wakeups = dialect.wakeupSource(s.dataSource(), s.pollInterval()).orElse(null);
         int claims = s.claimConcurrency() > 0 ? s.claimConcurrency() : dialect.claimConcurrency();
         Context context = new Context(dialect, executor, max, s.pollInterval(), wakeups, new ClaimGates(claims),
-                Operations.of(s.operationListeners()));
+                Operations.of(s.operationListeners()), s.recordActivity()
+                        ? new ActivityRecorder(dialect, pooled, true, System::currentTimeMillis)
+                        : ActivityRecorder.off(dialect, pooled));
         DatabaseInfo info = new DatabaseInfo(product.productName(), product.productVersion(),
                 product.driverName() + " " + product.driverVersion(), dialect.name(), dialect.capabilities(), max);
         log.info("rowqueue: {} served by dialect '{}' with {}; claims of one queue at once: {}",
@@ -125,7 +148,8 @@ public final class DefaultRowQueues implements RowQueues {
                 claims == Integer.MAX_VALUE ? "no limit" : claims);
         // tables and the catalog never join a caller's transaction: DDL commits on some databases, and a creation
         // rolled back with the caller's transaction would be remembered as done
-        return new DefaultRowQueues(context, new SchemaManager(dialect, pooled, s.createSchema()), info);
+        return new DefaultRowQueues(context, new SchemaManager(dialect, pooled, s.createSchema()), info, pooled,
+                s.scheduling() != null ? s.scheduling() : new Scheduling(true, Duration.ofSeconds(1), List.of()));
     }
 
     @Override
@@ -182,12 +206,37 @@ public final class DefaultRowQueues implements RowQueues {
     }
 
     @Override
+    public synchronized Schedules schedules() {
+        if (schedules == null) {
+            if (closed) {
+                throw new IllegalStateException("this RowQueues is closed");
+            }
+            schema.ensureSchedules();
+            schedules = new DefaultSchedules(context.dialect(), pooled, schema, context.maxPayloadLength(),
+                    scheduling.pollInterval(), scheduling.listeners());
+            if (scheduling.enabled()) {
+                schedules.start();
+            }
+        }
+        return schedules;
+    }
+
+    @Override
     public DatabaseInfo database() {
         return info;
     }
 
     @Override
     public void close() {
+        DefaultSchedules running;
+        synchronized (this) {
+            closed = true;
+            running = schedules;
+        }
+        if (running != null) {
+            running.close(); // first: a fire in progress ends before anything else is released
+        }
+        context.activity().close();
         if (context.wakeups() != null) {
             context.wakeups().close();
         }

@@ -148,7 +148,8 @@ final class SchemaManager {
         if (existing.isEmpty()) {
             checkCollisions(catalog, d);
         }
-        List<DdlFailure> failures = create ? createAll(ddl(d)) : List.of();
+        List<DdlFailure> failures = create && (dialect.reissuesExistingSchema() || !exist(probes(d.name(), d.kind())))
+                ? createAll(ddl(d)) : List.of();
         if (existing.isPresent() && d.kind() == QueueKind.WORK) {
             upgradeWorkQueue(d.name());
         }
@@ -219,6 +220,11 @@ final class SchemaManager {
         }));
     }
 
+    /** @return whether every table has its columns ({@link Dialect#reissuesExistingSchema()}) */
+    private boolean exist(Map<String, String> probes) {
+        return probes.entrySet().stream().allMatch(p -> hasColumns(p.getKey(), p.getValue()));
+    }
+
     /** @return whether a statement selecting the columns from the table succeeds */
     private boolean hasColumns(String table, String columns) {
         try {
@@ -272,9 +278,44 @@ final class SchemaManager {
             if (catalogReady) {
                 return;
             }
-            List<DdlFailure> failures = create ? createAll(dialect.catalogDdl()) : List.of();
+            List<DdlFailure> failures = create && (dialect.reissuesExistingSchema()
+                    || !exist(Map.of(Dialect.CATALOG_TABLE, CATALOG_COLUMNS))) ? createAll(dialect.catalogDdl()) : List.of();
             probeAll(Map.of(Dialect.CATALOG_TABLE, CATALOG_COLUMNS), failures);
+            // the activity table came after the catalog: created here for new and old catalogs alike; not probed, a
+            // missing one costs only the activity (its writes log once, its reads say what to run)
+            if (create) {
+                logFailures(createAll(dialect.activityDdl()), List.of(Dialect.ACTIVITY_TABLE));
+            }
             catalogReady = true;
+        }
+    }
+
+    /** The schedule tables' columns, as probed. */
+    static final String SCHEDULE_COLUMNS = "schedule_name, spec, queue_name, payload, job_key, missed, paused, next_ms,"
+            + " last_job, revision, created_ms";
+    static final String SLOT_COLUMNS = "schedule_name, slot_ms, fired_ms";
+    private volatile boolean schedulesReady;
+
+    /**
+     * Makes sure the schedule tables exist: created with the catalog when schedules are first used, on a new schema or
+     * an existing one (the same idempotent path as the catalog: "already exists" from another node is expected, then
+     * the tables are probed).
+     */
+    void ensureSchedules() {
+        if (schedulesReady) {
+            return;
+        }
+        ensureCatalog();
+        synchronized (this) {
+            if (schedulesReady) {
+                return;
+            }
+            List<DdlFailure> failures = create ? createAll(dialect.scheduleDdl()) : List.of();
+            Map<String, String> probes = new LinkedHashMap<>();
+            probes.put(dev.rowqueue.spi.Schema.SCHEDULES_TABLE, SCHEDULE_COLUMNS);
+            probes.put(dev.rowqueue.spi.Schema.SCHEDULE_SLOTS_TABLE, SLOT_COLUMNS);
+            probeAll(probes, failures);
+            schedulesReady = true;
         }
     }
 

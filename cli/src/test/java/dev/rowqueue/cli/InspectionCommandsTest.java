@@ -82,8 +82,8 @@ class InspectionCommandsTest {
         assertEquals(0, unique.code(), unique::toString);
         Cli.Result again = cli("work", "enqueue", "mail", "d", "--unique-key", "tenant-8");
         assertEquals(0, again.code(), again::toString);
-        long id = Long.parseLong(unique.out().replaceAll("(?s).*: id (\\d+).*", "$1"));
-        assertTrue(again.out().contains(": id " + id + " "), again.out());
+        long id = Long.parseLong(unique.out().replaceAll("(?s)^enqueued job (\\d+) .*", "$1"));
+        assertTrue(again.out().startsWith("held: job " + id + " "), again.out());
         assertEquals(3, mail.stats().total(), "the second unique enqueue wrote nothing");
         mail.enqueue("e");
         assertEquals(List.of("a", "c", "e"), mail.claim(10).stream().map(Job::payload).toList(),
