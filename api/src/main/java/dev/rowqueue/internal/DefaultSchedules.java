@@ -526,6 +526,11 @@ final class DefaultSchedules implements Schedules {
     }
 
     @Override
+    public ScheduleInfo replace(String name, String spec, ScheduleOptions options) {
+        return replace(name, parse(spec, options), options);
+    }
+
+    @Override
     public ScheduleInfo replace(String name, Schedule schedule, ScheduleOptions options) {
         String n = name(name);
         check(schedule, options);
