@@ -67,6 +67,17 @@ public interface Schedules {
     ScheduleInfo replace(String name, Schedule schedule, ScheduleOptions options);
 
     /**
+     * {@link #replace(String, Schedule, ScheduleOptions)} with a schedule given as text, as
+     * {@link #define(String, String, ScheduleOptions)} reads it.
+     *
+     * @param name    the schedule's name
+     * @param spec    the cron expression or schedule text
+     * @param options what it enqueues where
+     * @return the stored schedule
+     */
+    ScheduleInfo replace(String name, String spec, ScheduleOptions options);
+
+    /**
      * @param name a schedule
      * @return {@code false} if there is none of that name
      */

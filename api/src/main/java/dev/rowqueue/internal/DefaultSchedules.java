@@ -161,6 +161,10 @@ final class DefaultSchedules implements Schedules {
                 fire(d);
             } catch (Lost e) {
                 log.debug("rowqueue: schedule '{}' was fired or changed by another scheduler", d.name());
+            } catch (dev.rowqueue.TransientRowQueueException e) {
+                // a deadlock or certification failure among schedulers racing for the slot (Galera): the next poll
+                // finds it fired, or fires it
+                log.debug("rowqueue: schedule '{}' lost a race for its slot: {}", d.name(), e.getMessage());
             } catch (RuntimeException e) {
                 log.warn("rowqueue: schedule '{}' could not fire its slot {}: {}", d.name(),
                         Instant.ofEpochMilli(d.next()), e.getMessage());
@@ -523,6 +527,11 @@ final class DefaultSchedules implements Schedules {
 
     private static long firstSlot(Schedule schedule, long now) {
         return schedule.next(Instant.ofEpochMilli(now)).toEpochMilli();
+    }
+
+    @Override
+    public ScheduleInfo replace(String name, String spec, ScheduleOptions options) {
+        return replace(name, parse(spec, options), options);
     }
 
     @Override
