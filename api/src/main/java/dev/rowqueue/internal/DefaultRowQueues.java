@@ -95,12 +95,17 @@ public final class DefaultRowQueues implements RowQueues {
     public static RowQueues create(Settings s) {
         DatabaseProduct product;
         Dialect dialect;
+        String database;
         try (Connection c = s.dataSource().getConnection()) {
             product = DatabaseProduct.of(c.getMetaData());
+            database = dev.rowqueue.spi.Jdbc.databaseIdentity(c.getMetaData());
             dialect = DialectResolver.resolve(s.dialects(), s.dialectName(), product, s.dialectOptions(), c);
         } catch (SQLException e) {
             throw new RowQueueException("cannot read the database's metadata, or ask it what it accepts, to choose a dialect: "
                     + Errors.describe(e), e);
+        }
+        if (dialect instanceof dev.rowqueue.spi.PortableDialect p) { // how transactions meet: two connections
+            dialect = p.withConcurrency(dev.rowqueue.spi.PortableFeatures.concurrency(s.dataSource()));
         }
         int max = dialect.maxPayloadLength();
         if (s.maxPayloadLength() > max) {
@@ -116,7 +121,8 @@ public final class DefaultRowQueues implements RowQueues {
                 : new JoiningExecutor(pooled, s.transactionBinding(), s.dataSource(), dialect);
         WakeupSource wakeups = dialect.wakeupSource(s.dataSource(), s.pollInterval()).orElse(null);
         int claims = s.claimConcurrency() > 0 ? s.claimConcurrency() : dialect.claimConcurrency();
-        Context context = new Context(dialect, executor, max, s.pollInterval(), wakeups, new ClaimGates(claims),
+        Context context = new Context(dialect, executor, max, s.pollInterval(), wakeups,
+                ClaimGates.of(claims, ClaimGates.sharedPerDatabase(dialect) ? database : null),
                 Operations.of(s.operationListeners()));
         DatabaseInfo info = new DatabaseInfo(product.productName(), product.productVersion(),
                 product.driverName() + " " + product.driverVersion(), dialect.name(), dialect.capabilities(), max);
