@@ -128,12 +128,17 @@ public final class DefaultRowQueues implements RowQueues {
     public static RowQueues create(Settings s) {
         DatabaseProduct product;
         Dialect dialect;
+        String database;
         try (Connection c = s.dataSource().getConnection()) {
             product = DatabaseProduct.of(c.getMetaData());
+            database = dev.rowqueue.spi.Jdbc.databaseIdentity(c.getMetaData());
             dialect = DialectResolver.resolve(s.dialects(), s.dialectName(), product, s.dialectOptions(), c);
         } catch (SQLException e) {
             throw new RowQueueException("cannot read the database's metadata, or ask it what it accepts, to choose a dialect: "
                     + Errors.describe(e), e);
+        }
+        if (dialect instanceof dev.rowqueue.spi.PortableDialect p) { // how transactions meet: two connections
+            dialect = p.withConcurrency(dev.rowqueue.spi.PortableFeatures.concurrency(s.dataSource()));
         }
         int max = dialect.maxPayloadLength();
         if (s.maxPayloadLength() > max) {
@@ -152,7 +157,8 @@ public final class DefaultRowQueues implements RowQueues {
         // tables and the catalog never join a caller's transaction: DDL commits on some databases, and a creation
         // rolled back with the caller's transaction would be remembered as done
         SchemaManager schema = new SchemaManager(dialect, pooled, s.createSchema());
-        Context context = new Context(dialect, executor, max, s.pollInterval(), wakeups, new ClaimGates(claims),
+        Context context = new Context(dialect, executor, max, s.pollInterval(), wakeups,
+                ClaimGates.of(claims, ClaimGates.sharedPerDatabase(dialect) ? database : null),
                 Operations.of(s.operationListeners()), s.recordActivity()
                         ? new ActivityRecorder(dialect, pooled, true, System::currentTimeMillis)
                         : ActivityRecorder.off(dialect, pooled),

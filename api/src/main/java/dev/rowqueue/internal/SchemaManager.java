@@ -33,6 +33,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -68,6 +69,14 @@ final class SchemaManager {
     /** Queues found missing and logged so, each once until it exists. */
     private final Set<String> missing = ConcurrentHashMap.newKeySet();
     private volatile boolean catalogReady;
+    /**
+     * One lock per database ({@link dev.rowqueue.spi.Jdbc#databaseIdentity}) for every instance in this JVM: schema
+     * creation of one database runs one queue at a time. Connections creating one queue's tables and indexes at the
+     * same moment can otherwise wait for each other where the database cannot see the cycle (Derby's compile
+     * monitor), which only a lock timeout ends.
+     */
+    private static final Map<String, ReentrantLock> CREATING = new ConcurrentHashMap<>();
+    private volatile ReentrantLock creating;
 
     SchemaManager(Dialect dialect, Executor executor, boolean create) {
         this.dialect = dialect;
@@ -138,6 +147,33 @@ final class SchemaManager {
      * Makes sure the queue's tables exist and are rowqueue's, and that the catalog agrees with the definition.
      */
     QueueInfo ensure(Definition d) {
+        QueueInfo known = ensured.get(d.name());
+        if (known != null) {
+            check(known, d);
+            return known;
+        }
+        ReentrantLock lock = creating();
+        lock.lock();
+        try {
+            return ensureLocked(d);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return the lock of this database's schema creation in this JVM */
+    private ReentrantLock creating() {
+        ReentrantLock lock = creating;
+        if (lock == null) {
+            String database = executor.run("identify the database", SqlOp.read(
+                    c -> dev.rowqueue.spi.Jdbc.databaseIdentity(c.getMetaData())));
+            lock = CREATING.computeIfAbsent(database, k -> new ReentrantLock());
+            creating = lock;
+        }
+        return lock;
+    }
+
+    private QueueInfo ensureLocked(Definition d) {
         QueueInfo known = ensured.get(d.name());
         if (known != null) {
             check(known, d);
@@ -343,7 +379,9 @@ final class SchemaManager {
         if (catalogReady) {
             return;
         }
-        synchronized (this) {
+        ReentrantLock lock = creating();
+        lock.lock();
+        try {
             if (catalogReady) {
                 return;
             }
@@ -356,6 +394,8 @@ final class SchemaManager {
                 logFailures(createAll(dialect.activityDdl()), List.of(Dialect.ACTIVITY_TABLE));
             }
             catalogReady = true;
+        } finally {
+            lock.unlock();
         }
     }
 
