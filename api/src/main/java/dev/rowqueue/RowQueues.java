@@ -30,7 +30,8 @@ import java.util.Objects;
  *
  * <p>Queue names become table names: they are validated ({@code [A-Za-z][A-Za-z0-9_]*}, at most
  * {@value #MAX_NAME_LENGTH} characters, no SQL reserved word), folded to lower case, and the tables are created
- * on first use unless {@link Builder#createSchema(boolean)} turns that off.
+ * on first use unless {@link Builder#createSchema(boolean)} turns that off: a ring or counters table when its handle
+ * is made, a work queue at its first enqueue (or {@link WorkQueue#create()}), never by a consumer.
  */
 public interface RowQueues extends AutoCloseable {
 
@@ -69,15 +70,19 @@ public interface RowQueues extends AutoCloseable {
     RingQueue ring(String name, RingOptions options);
 
     /**
-     * A work queue with {@link WorkQueueOptions#defaults() default options}.
+     * A work queue with {@link WorkQueueOptions#defaults() default options}. This does not create the queue: the first
+     * enqueue, or {@link WorkQueue#create()}, does; consumers on a queue that does not exist yet get nothing and one
+     * warning (see {@link WorkQueue}).
      *
      * @param name the queue (and table) name
      * @return a thread-safe handle
+     * @throws IllegalArgumentException for an invalid name, before any SQL runs
+     * @throws QueueConflictException   if a queue of that name and another kind exists
      */
     WorkQueue workQueue(String name);
 
     /**
-     * A work queue.
+     * A work queue; like {@link #workQueue(String)}, this does not create it.
      *
      * @param name    the queue (and table) name
      * @param options lease, retry and dead-letter settings of this handle
@@ -133,8 +138,10 @@ public interface RowQueues extends AutoCloseable {
     DatabaseInfo database();
 
     /**
-     * Releases resources this instance started (never the data source): the scheduler thread first (a fire in
-     * progress ends), then the rest. Handles must not be used after.
+     * Stops this instance's scheduler thread first (a fire in progress ends), then the workers of its queues (each
+     * draining as its {@link WorkerOptions#drainTimeout()} allows), and releases what the instance started (never the
+     * data source). Afterwards this instance's methods and every operation of its handles throw
+     * {@link IllegalStateException}. Closing twice does nothing.
      */
     @Override
     void close();
@@ -158,6 +165,7 @@ public interface RowQueues extends AutoCloseable {
         private int claimConcurrency;
         private TransactionBinding transactionBinding;
         private final List<OperationListener> operationListeners = new ArrayList<>();
+        private boolean recordActivity = true;
         private boolean scheduler = true;
         private Duration schedulerPollInterval = Duration.ofSeconds(1);
         private final List<ScheduleListener> scheduleListeners = new ArrayList<>();
@@ -312,6 +320,21 @@ public interface RowQueues extends AutoCloseable {
         }
 
         /**
+         * Whether this instance counts what its work queues do per minute for {@link WorkQueue#activity()} (default
+         * {@code true}). Counting costs no statement per job: the counts are kept in memory and written once a minute,
+         * all queues in one batched {@code INSERT}, with a deletion of rows older than an hour every tenth minute
+         * (about 1.1 statements per minute per instance, on a daemon thread started by the first count). Turned off,
+         * this instance writes nothing, and {@code activity()} shows what other instances wrote.
+         *
+         * @param record whether to record
+         * @return this builder
+         */
+        public Builder recordActivity(boolean record) {
+            this.recordActivity = record;
+            return this;
+        }
+
+        /**
          * Whether this instance fires due schedules (default {@code true}): its scheduler thread starts when
          * {@link RowQueues#schedules()} is first called. With {@code false} it still defines, pauses and lists them,
          * and other processes fire them.
@@ -362,6 +385,7 @@ public interface RowQueues extends AutoCloseable {
             return DefaultRowQueues.create(new DefaultRowQueues.Settings(dataSource, List.copyOf(dialects),
                     dialectName, Map.copyOf(dialectOptions), createSchema, retryPolicy, maxPayloadLength,
                     pollInterval, claimConcurrency, transactionBinding, List.copyOf(operationListeners),
+                    recordActivity,
                     new DefaultRowQueues.Scheduling(scheduler, schedulerPollInterval, List.copyOf(scheduleListeners))));
         }
     }

@@ -21,7 +21,11 @@ public interface SchemaScripts {
     }
 
 
-    /** @return the catalog table every database using rowqueue has once */
+    /**
+     * @return the tables every database using rowqueue has once: the catalog, then the activity of work queues
+     *         ({@link WorkQueue#activity()}; since the job API, created by {@code RowQueues} on its first use of an
+     *         older catalog)
+     */
     List<String> catalog();
 
     /**

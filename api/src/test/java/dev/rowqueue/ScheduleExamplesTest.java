@@ -22,7 +22,7 @@ class ScheduleExamplesTest {
     @Test
     void the_readme_example_runs() {
         try (RowQueues rq = RowQueues.builder(h2("readme_schedules")).build()) {
-            rq.workQueue("outgoing_mail", WorkQueueOptions.defaults().maxAttempts(3));
+            rq.workQueue("outgoing_mail", WorkQueueOptions.defaults().maxAttempts(3)).create();
             // --- as in README.md
             rq.schedules().define("nightly_mail", "0 2 * * *",         // cron, fixed rate or fixed delay, in a time zone
                     ScheduleOptions.queue("outgoing_mail").zone("Europe/Berlin").payload("digest of {slot}"));
@@ -38,7 +38,7 @@ class ScheduleExamplesTest {
         javax.sql.DataSource dataSource = h2("docs_schedules");
         // --- as in docs/schedules.md
         RowQueues rq = RowQueues.builder(dataSource).build();
-        rq.workQueue("reports");                                        // the target queue must exist
+        rq.workQueue("reports").create();                               // the target queue must exist
         Schedules schedules = rq.schedules();                           // creates the tables, starts the scheduler thread
         schedules.define("daily-report", "0 9 * * MON-FRI",              // 09:00 Berlin time, Monday to Friday
                 ScheduleOptions.queue("reports").zone("Europe/Berlin")

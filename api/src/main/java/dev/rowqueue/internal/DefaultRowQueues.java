@@ -47,7 +47,7 @@ public final class DefaultRowQueues implements RowQueues {
                            Map<String, String> dialectOptions, boolean createSchema, RetryPolicy retry,
                            int maxPayloadLength, Duration pollInterval, int claimConcurrency,
                            TransactionBinding transactionBinding, List<OperationListener> operationListeners,
-                           Scheduling scheduling) {
+                           boolean recordActivity, Scheduling scheduling) {
     }
 
     /**
@@ -65,17 +65,31 @@ public final class DefaultRowQueues implements RowQueues {
      * {@code operations} where no operation listener is registered. Claims on a caller's connection pass no gate.
      */
     record Context(Dialect dialect, Executor executor, int maxPayloadLength, Duration pollInterval,
-                   WakeupSource wakeups, ClaimGates claimGates, Operations operations) {
+                   WakeupSource wakeups, ClaimGates claimGates, Operations operations, ActivityRecorder activity,
+                   Lifecycle lifecycle, SchemaManager schema) {
         Context bound(Connection connection) {
             return new Context(dialect, new BoundExecutor(connection, dialect), maxPayloadLength, pollInterval,
-                    wakeups, ClaimGates.NONE, operations);
+                    wakeups, ClaimGates.NONE, operations, activity, lifecycle, schema);
         }
 
         /** @return this context for work that never joins a caller's transaction (a worker's) */
         Context own() {
             return executor instanceof JoiningExecutor j
-                    ? new Context(dialect, j.own(), maxPayloadLength, pollInterval, wakeups, claimGates, operations)
+                    ? new Context(dialect, j.own(), maxPayloadLength, pollInterval, wakeups, claimGates, operations,
+                            activity, lifecycle, schema)
                     : this;
+        }
+
+        /**
+         * Every operation of every handle runs through its executor, so this is where a closed instance refuses.
+         *
+         * @return the executor
+         * @throws IllegalStateException once the instance is closed
+         */
+        @Override
+        public Executor executor() {
+            lifecycle.check();
+            return executor;
         }
 
         /**
@@ -97,7 +111,6 @@ public final class DefaultRowQueues implements RowQueues {
     private final Executor pooled;
     private final Scheduling scheduling;
     private DefaultSchedules schedules;
-    private volatile boolean closed;
 
     private DefaultRowQueues(Context context, SchemaManager schema, DatabaseInfo info, Executor pooled,
                              Scheduling scheduling) {
@@ -115,12 +128,17 @@ public final class DefaultRowQueues implements RowQueues {
     public static RowQueues create(Settings s) {
         DatabaseProduct product;
         Dialect dialect;
+        String database;
         try (Connection c = s.dataSource().getConnection()) {
             product = DatabaseProduct.of(c.getMetaData());
+            database = dev.rowqueue.spi.Jdbc.databaseIdentity(c.getMetaData());
             dialect = DialectResolver.resolve(s.dialects(), s.dialectName(), product, s.dialectOptions(), c);
         } catch (SQLException e) {
             throw new RowQueueException("cannot read the database's metadata, or ask it what it accepts, to choose a dialect: "
                     + Errors.describe(e), e);
+        }
+        if (dialect instanceof dev.rowqueue.spi.PortableDialect p) { // how transactions meet: two connections
+            dialect = p.withConcurrency(dev.rowqueue.spi.PortableFeatures.concurrency(s.dataSource()));
         }
         int max = dialect.maxPayloadLength();
         if (s.maxPayloadLength() > max) {
@@ -136,16 +154,21 @@ public final class DefaultRowQueues implements RowQueues {
                 : new JoiningExecutor(pooled, s.transactionBinding(), s.dataSource(), dialect);
         WakeupSource wakeups = dialect.wakeupSource(s.dataSource(), s.pollInterval()).orElse(null);
         int claims = s.claimConcurrency() > 0 ? s.claimConcurrency() : dialect.claimConcurrency();
-        Context context = new Context(dialect, executor, max, s.pollInterval(), wakeups, new ClaimGates(claims),
-                Operations.of(s.operationListeners()));
+        // tables and the catalog never join a caller's transaction: DDL commits on some databases, and a creation
+        // rolled back with the caller's transaction would be remembered as done
+        SchemaManager schema = new SchemaManager(dialect, pooled, s.createSchema());
+        Context context = new Context(dialect, executor, max, s.pollInterval(), wakeups,
+                ClaimGates.of(claims, ClaimGates.sharedPerDatabase(dialect) ? database : null),
+                Operations.of(s.operationListeners()), s.recordActivity()
+                        ? new ActivityRecorder(dialect, pooled, true, System::currentTimeMillis)
+                        : ActivityRecorder.off(dialect, pooled),
+                new Lifecycle(), schema);
         DatabaseInfo info = new DatabaseInfo(product.productName(), product.productVersion(),
                 product.driverName() + " " + product.driverVersion(), dialect.name(), dialect.capabilities(), max);
         log.info("rowqueue: {} served by dialect '{}' with {}; claims of one queue at once: {}",
                 dialect, dialect.name(), dialect.capabilities(),
                 claims == Integer.MAX_VALUE ? "no limit" : claims);
-        // tables and the catalog never join a caller's transaction: DDL commits on some databases, and a creation
-        // rolled back with the caller's transaction would be remembered as done
-        return new DefaultRowQueues(context, new SchemaManager(dialect, pooled, s.createSchema()), info, pooled,
+        return new DefaultRowQueues(context, schema, info, pooled,
                 s.scheduling() != null ? s.scheduling() : new Scheduling(true, Duration.ofSeconds(1), List.of()));
     }
 
@@ -156,6 +179,7 @@ public final class DefaultRowQueues implements RowQueues {
 
     @Override
     public RingQueue ring(String name, RingOptions options) {
+        context.lifecycle().check();
         String n = Validation.queueName(name);
         Objects.requireNonNull(options, "options");
         if (!context.dialect().supports(options.strategy())) {
@@ -174,14 +198,16 @@ public final class DefaultRowQueues implements RowQueues {
 
     @Override
     public WorkQueue workQueue(String name, WorkQueueOptions options) {
+        context.lifecycle().check();
         String n = Validation.queueName(name);
         Objects.requireNonNull(options, "options");
-        schema.ensure(SchemaManager.Definition.of(n, QueueKind.WORK));
+        schema.open(SchemaManager.Definition.of(n, QueueKind.WORK));
         return new DefaultWorkQueue(n, options, context.dialect().workStore(WorkTables.of(n)), context);
     }
 
     @Override
     public Counters counters(String name) {
+        context.lifecycle().check();
         String n = Validation.queueName(name);
         schema.ensure(SchemaManager.Definition.of(n, QueueKind.COUNTERS));
         return new DefaultCounters(n, context.dialect().counterStore(CounterTable.of(n)), context);
@@ -189,27 +215,36 @@ public final class DefaultRowQueues implements RowQueues {
 
     @Override
     public SchemaScripts schema() {
+        context.lifecycle().check();
         return new DefaultSchemaScripts(context.dialect());
     }
 
     @Override
     public List<QueueInfo> queues() {
+        context.lifecycle().check();
         return schema.readCatalog();
     }
 
     @Override
     public boolean dropQueue(String name) {
+        context.lifecycle().check();
         return schema.drop(Validation.queueName(name));
     }
 
     @Override
     public synchronized Schedules schedules() {
+        context.lifecycle().check();
         if (schedules == null) {
-            if (closed) {
-                throw new IllegalStateException("this RowQueues is closed");
-            }
             schema.ensureSchedules();
-            schedules = new DefaultSchedules(context.dialect(), pooled, schema, context.maxPayloadLength(),
+            Lifecycle lifecycle = context.lifecycle();
+            Executor checked = new Executor() { // a closed instance's schedules handle refuses too
+                @Override
+                public <R> R run(String what, dev.rowqueue.spi.SqlOp<R> op) {
+                    lifecycle.check();
+                    return pooled.run(what, op);
+                }
+            };
+            schedules = new DefaultSchedules(context.dialect(), checked, schema, context.maxPayloadLength(),
                     scheduling.pollInterval(), scheduling.listeners());
             if (scheduling.enabled()) {
                 schedules.start();
@@ -225,14 +260,18 @@ public final class DefaultRowQueues implements RowQueues {
 
     @Override
     public void close() {
+        if (context.lifecycle().closed()) {
+            return;
+        }
         DefaultSchedules running;
         synchronized (this) {
-            closed = true;
             running = schedules;
         }
         if (running != null) {
             running.close(); // first: a fire in progress ends before anything else is released
         }
+        context.lifecycle().close(); // stops the workers, whose last counts the activity recorder then writes
+        context.activity().close();
         if (context.wakeups() != null) {
             context.wakeups().close();
         }

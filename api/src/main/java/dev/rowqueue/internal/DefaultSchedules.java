@@ -436,7 +436,7 @@ final class DefaultSchedules implements Schedules {
         QueueInfo q = catalog.stream().filter(i -> i.name().equals(queue)).findFirst().orElse(null);
         if (q == null) {
             throw new IllegalArgumentException("work queue '" + queue + "' does not exist; create it first"
-                    + " (RowQueues.workQueue(\"" + queue + "\")); no schedule was written");
+                    + " (RowQueues.workQueue(\"" + queue + "\").create()); no schedule was written");
         }
         if (q.kind() != QueueKind.WORK) {
             throw new IllegalArgumentException("queue '" + queue + "' is a " + q.kind() + ", not a work queue; no"

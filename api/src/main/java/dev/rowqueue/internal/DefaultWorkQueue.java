@@ -1,10 +1,16 @@
 package dev.rowqueue.internal;
 
+import dev.rowqueue.CancelOutcome;
 import dev.rowqueue.Enqueue;
 import dev.rowqueue.Handoff;
 import dev.rowqueue.Job;
+import dev.rowqueue.JobInfo;
+import dev.rowqueue.JobPage;
+import dev.rowqueue.JobQuery;
 import dev.rowqueue.Operation;
 import dev.rowqueue.JobHandler;
+import dev.rowqueue.QueueActivity;
+import dev.rowqueue.QueueKind;
 import dev.rowqueue.QueueStats;
 import dev.rowqueue.TransientRowQueueException;
 import dev.rowqueue.WorkQueue;
@@ -26,6 +32,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
@@ -55,6 +62,28 @@ final class DefaultWorkQueue implements WorkQueue {
         return name;
     }
 
+    /**
+     * Producer side: creates the queue if it does not exist yet (with schema creation on), at most once per instance.
+     */
+    private void created() {
+        context.lifecycle().check();
+        context.schema().ensure(SchemaManager.Definition.of(name, QueueKind.WORK));
+    }
+
+    /**
+     * Consumer side: whether the queue exists; never creates it. A missing queue is logged once per queue.
+     */
+    private boolean present() {
+        context.lifecycle().check();
+        return context.schema().exists(SchemaManager.Definition.of(name, QueueKind.WORK));
+    }
+
+    @Override
+    public WorkQueue create() {
+        created();
+        return this;
+    }
+
     @Override
     public WorkQueueOptions options() {
         return options;
@@ -76,7 +105,10 @@ final class DefaultWorkQueue implements WorkQueue {
         Objects.requireNonNull(how, "how");
         Validation.payload(payload, context.maxPayloadLength());
         long delay = Validation.notNegative("delay", how.delay());
-        return context.executor().run("enqueue into " + name, enqueue(List.of(payload), how, delay))[0];
+        created();
+        long id = context.executor().run("enqueue into " + name, enqueue(List.of(payload), how, delay))[0];
+        context.activity().record(name, ActivityRecorder.ENQUEUED, 1);
+        return id;
     }
 
     /** The store's enqueue, with the keys of {@code how} (validated by {@link Enqueue}) where it has any. */
@@ -103,7 +135,9 @@ final class DefaultWorkQueue implements WorkQueue {
                     + " given with unique key '" + how.uniqueKey() + "'; enqueue them one by one with their own unique"
                     + " keys; nothing was written");
         }
+        created();
         long[] ids = context.executor().run("enqueue into " + name, enqueue(checked, how, delay));
+        context.activity().record(name, ActivityRecorder.ENQUEUED, ids.length);
         List<Long> result = new ArrayList<>(ids.length);
         for (long id : ids) {
             result.add(id);
@@ -131,6 +165,9 @@ final class DefaultWorkQueue implements WorkQueue {
 
     private List<Job> claimNow(int max) {
         Validation.batch("claim batch size", max);
+        if (!present()) {
+            return List.of();
+        }
         return claimCombined(new long[0], new long[0], max).claimed();
     }
 
@@ -190,8 +227,9 @@ final class DefaultWorkQueue implements WorkQueue {
             }
         }
         long[] ids = exhausted.stream().mapToLong(Long::longValue).toArray();
-        ctx.executor().run("move exhausted jobs of " + name + " to dead letters",
+        int buried = ctx.executor().run("move exhausted jobs of " + name + " to dead letters",
                 store.bury(ids, token, "lease expired without ack " + max + " times (consumer crashed or stalled)"));
+        ctx.activity().record(name, ActivityRecorder.FAILED, buried);
         return deliver;
     }
 
@@ -203,7 +241,12 @@ final class DefaultWorkQueue implements WorkQueue {
 
     private boolean ackNow(Job job) {
         Validation.job(job);
-        return context.executor().run("ack job " + job.id() + " of " + name, store.ack(job.id(), job.leaseToken()));
+        boolean acked = context.executor().run("ack job " + job.id() + " of " + name,
+                store.ack(job.id(), job.leaseToken()));
+        if (acked) {
+            context.activity().record(name, ActivityRecorder.FINISHED, 1);
+        }
+        return acked;
     }
 
     @Override
@@ -235,7 +278,11 @@ final class DefaultWorkQueue implements WorkQueue {
             ids[i] = jobs.get(i).id();
             tokens[i] = jobs.get(i).leaseToken();
         }
+        if (ids.length == 0 && !present()) {
+            return new Handoff(List.of(), List.of());
+        }
         WorkStore.AckedAndClaimed result = claimCombined(ids, tokens, max);
+        context.activity().record(name, ActivityRecorder.FINISHED, result.acked().size());
         List<Job> lost = new ArrayList<>();
         for (Job job : jobs) {
             if (!result.acked().contains(job.id())) {
@@ -298,8 +345,12 @@ final class DefaultWorkQueue implements WorkQueue {
         Validation.job(job);
         long delay = Validation.notNegative("retryDelay", retryDelay);
         String text = Validation.errorText(error, Dialect.ERROR_LENGTH);
-        return context.executor().run("nack job " + job.id() + " of " + name,
+        boolean nacked = context.executor().run("nack job " + job.id() + " of " + name,
                 store.nack(job.id(), job.leaseToken(), delay, options.maxAttempts(), text));
+        if (nacked) {
+            context.activity().record(name, ActivityRecorder.FAILED, 1);
+        }
+        return nacked;
     }
 
     @Override
@@ -343,6 +394,9 @@ final class DefaultWorkQueue implements WorkQueue {
 
     private List<Job> rotateNow(String c, int max) {
         Validation.batch("rotate batch size", max);
+        if (!present()) {
+            return List.of();
+        }
         long token = newToken();
         return context.current("rotate " + name, ctx -> buryExhausted(ctx, ctx.claimGates().alone(name,
                 () -> ctx.executor().run("rotate " + name + " with cursor " + c,
@@ -358,6 +412,9 @@ final class DefaultWorkQueue implements WorkQueue {
 
     private List<Job> deadNow(int limit) {
         Validation.positive("limit", limit);
+        if (!present()) {
+            return List.of();
+        }
         return List.copyOf(context.executor().run("list dead letters of " + name, store.dead(limit)));
     }
 
@@ -368,6 +425,9 @@ final class DefaultWorkQueue implements WorkQueue {
     }
 
     private boolean reviveNow(long id) {
+        if (!present()) {
+            return false;
+        }
         return context.executor().run("revive job " + id + " of " + name, store.revive(OptionalLong.of(id))) > 0;
     }
 
@@ -378,6 +438,9 @@ final class DefaultWorkQueue implements WorkQueue {
     }
 
     private int reviveAllNow() {
+        if (!present()) {
+            return 0;
+        }
         return context.executor().run("revive dead letters of " + name, store.revive(OptionalLong.empty()));
     }
 
@@ -388,6 +451,9 @@ final class DefaultWorkQueue implements WorkQueue {
     }
 
     private int purgeNow() {
+        if (!present()) {
+            return 0;
+        }
         return context.executor().run("purge dead letters of " + name, store.purgeDead());
     }
 
@@ -398,6 +464,9 @@ final class DefaultWorkQueue implements WorkQueue {
     }
 
     private QueueStats statsNow() {
+        if (!present()) {
+            return new QueueStats(0, 0, 0, 0);
+        }
         return context.executor().run("count jobs of " + name, store.stats());
     }
 
@@ -410,7 +479,72 @@ final class DefaultWorkQueue implements WorkQueue {
 
     private Map<String, QueueStats> statsByKeyNow(int limit) {
         Validation.batch("key limit", limit);
+        if (!present()) {
+            return Map.of();
+        }
         return context.executor().run("count jobs of " + name + " by key", store.statsByKey(limit));
+    }
+
+    @Override
+    public Optional<JobInfo> job(long id) {
+        Operations ops = context.operations();
+        return ops == null ? jobNow(id) : ops.run(name, Operation.JOB, () -> jobNow(id), j -> j.isPresent() ? 1 : 0);
+    }
+
+    private Optional<JobInfo> jobNow(long id) {
+        Validation.jobId(id);
+        if (!present()) {
+            return Optional.empty();
+        }
+        return context.executor().run("look up job " + id + " of " + name, store.job(id));
+    }
+
+    @Override
+    public JobPage jobs(JobQuery query) {
+        Objects.requireNonNull(query, "query");
+        Operations ops = context.operations();
+        return ops == null ? jobsNow(query) : ops.run(name, Operation.JOBS, () -> jobsNow(query), p -> p.jobs().size());
+    }
+
+    private JobPage jobsNow(JobQuery q) {
+        if (!present()) {
+            return new JobPage(q, List.of(), false);
+        }
+        // one more than the page, to tell whether another page follows
+        List<JobInfo> jobs = context.executor().run("list jobs of " + name,
+                store.jobs(q.state(), q.key(), q.descending(), q.after(), q.limit() + 1));
+        boolean more = jobs.size() > q.limit();
+        return new JobPage(q, more ? jobs.subList(0, q.limit()) : jobs, more);
+    }
+
+    @Override
+    public CancelOutcome cancel(long id) {
+        Operations ops = context.operations();
+        return ops == null ? cancelNow(id)
+                : ops.run(name, Operation.CANCEL, () -> cancelNow(id), o -> o.cancelled() ? 1 : 0);
+    }
+
+    private CancelOutcome cancelNow(long id) {
+        Validation.jobId(id);
+        if (!present()) {
+            return CancelOutcome.NOT_FOUND;
+        }
+        return context.executor().run("cancel job " + id + " of " + name, store.cancel(id));
+    }
+
+    @Override
+    public QueueActivity activity() {
+        Operations ops = context.operations();
+        return ops == null ? activityNow() : ops.run(name, Operation.ACTIVITY, this::activityNow, Operations.ONE);
+    }
+
+    private QueueActivity activityNow() {
+        return context.activity().read(name, context.executor());
+    }
+
+    /** @return the lifecycle of the instance this handle belongs to */
+    Lifecycle lifecycle() {
+        return context.lifecycle();
     }
 
     /** @return the queue's tables */
@@ -449,6 +583,7 @@ final class DefaultWorkQueue implements WorkQueue {
     public Worker worker(JobHandler handler, WorkerOptions workerOptions) {
         Objects.requireNonNull(handler, "handler");
         Objects.requireNonNull(workerOptions, "options");
+        context.lifecycle().check();
         if (context.executor() instanceof BoundExecutor) {
             throw new UnsupportedOperationException("a worker claims on connections of its own; create it from the"
                     + " queue of the RowQueues instance, not from a handle bound with using(connection)");

@@ -111,6 +111,7 @@ final class DefaultWorker implements Worker {
             if (state != State.NEW) {
                 throw new IllegalStateException("worker of " + queue.name() + " was already started (" + state + ")");
             }
+            queue.lifecycle().started(this);
             state = State.RUNNING;
         } finally {
             lock.unlock();
@@ -613,6 +614,7 @@ final class DefaultWorker implements Worker {
         beats.shutdownNow();
         shutdownHandlers();
         state = State.CLOSED;
+        queue.lifecycle().stopped(this);
         return finished;
     }
 

@@ -33,6 +33,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -65,7 +66,17 @@ final class SchemaManager {
     private final Executor executor;
     private final boolean create;
     private final Map<String, QueueInfo> ensured = new ConcurrentHashMap<>();
+    /** Queues found missing and logged so, each once until it exists. */
+    private final Set<String> missing = ConcurrentHashMap.newKeySet();
     private volatile boolean catalogReady;
+    /**
+     * One lock per database ({@link dev.rowqueue.spi.Jdbc#databaseIdentity}) for every instance in this JVM: schema
+     * creation of one database runs one queue at a time. Connections creating one queue's tables and indexes at the
+     * same moment can otherwise wait for each other where the database cannot see the cycle (Derby's compile
+     * monitor), which only a lock timeout ends.
+     */
+    private static final Map<String, ReentrantLock> CREATING = new ConcurrentHashMap<>();
+    private volatile ReentrantLock creating;
 
     SchemaManager(Dialect dialect, Executor executor, boolean create) {
         this.dialect = dialect;
@@ -141,6 +152,33 @@ final class SchemaManager {
             check(known, d);
             return known;
         }
+        ReentrantLock lock = creating();
+        lock.lock();
+        try {
+            return ensureLocked(d);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return the lock of this database's schema creation in this JVM */
+    private ReentrantLock creating() {
+        ReentrantLock lock = creating;
+        if (lock == null) {
+            String database = executor.run("identify the database", SqlOp.read(
+                    c -> dev.rowqueue.spi.Jdbc.databaseIdentity(c.getMetaData())));
+            lock = CREATING.computeIfAbsent(database, k -> new ReentrantLock());
+            creating = lock;
+        }
+        return lock;
+    }
+
+    private QueueInfo ensureLocked(Definition d) {
+        QueueInfo known = ensured.get(d.name());
+        if (known != null) {
+            check(known, d);
+            return known;
+        }
         ensureCatalog();
         List<QueueInfo> catalog = readCatalog();
         Optional<QueueInfo> existing = catalog.stream().filter(q -> q.name().equals(d.name())).findFirst();
@@ -148,7 +186,8 @@ final class SchemaManager {
         if (existing.isEmpty()) {
             checkCollisions(catalog, d);
         }
-        List<DdlFailure> failures = create ? createAll(ddl(d)) : List.of();
+        List<DdlFailure> failures = create && (dialect.reissuesExistingSchema() || !exist(probes(d.name(), d.kind())))
+                ? createAll(ddl(d)) : List.of();
         if (existing.isPresent() && d.kind() == QueueKind.WORK) {
             upgradeWorkQueue(d.name());
         }
@@ -156,6 +195,73 @@ final class SchemaManager {
         QueueInfo info = existing.orElseGet(() -> register(d));
         ensured.put(d.name(), info);
         return info;
+    }
+
+    /**
+     * Opens a queue without creating it: a queue in the catalog is {@linkplain #ensure ensured} (its kind checked, its
+     * tables probed, upgraded if old); a queue of that name and another kind fails with {@link QueueConflictException};
+     * a queue that does not exist stays so (the catalog table itself may be created).
+     *
+     * @param d the queue
+     * @return whether it exists
+     */
+    boolean open(Definition d) {
+        QueueInfo known = ensured.get(d.name());
+        if (known != null) {
+            check(known, d);
+            return true;
+        }
+        ensureCatalog();
+        Optional<QueueInfo> existing = readCatalog().stream().filter(q -> q.name().equals(d.name())).findFirst();
+        if (existing.isPresent()) {
+            ensure(d);
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Whether a queue exists, for calls that must not create it (claims, inspection): it is in the catalog, or its
+     * main table exists (created by a migration tool and not yet registered), and then it is {@linkplain #ensure
+     * ensured}. A queue that does not exist is logged at WARN once per queue, until it exists. A database that cannot
+     * be reached throws as any operation does.
+     *
+     * @param d the queue
+     * @return whether it exists
+     */
+    boolean exists(Definition d) {
+        if (ensured.containsKey(d.name())) {
+            return true;
+        }
+        boolean exists;
+        try {
+            exists = open(d);
+        } catch (SchemaException e) {
+            exists = false; // no catalog table, and schema creation is off
+        }
+        if (!exists) {
+            String table = objects(d.name(), d.kind()).get(0);
+            try {
+                select(table, "*", "look for table " + table);
+                exists = true;
+            } catch (SchemaException e) {
+                exists = false; // the executor's mapping of an undefined table; any other failure (the database
+                                // cannot be reached) is thrown: SELECT * fails on nothing else
+            }
+            if (exists) {
+                ensure(d);
+            }
+        }
+        if (!exists) {
+            if (missing.add(d.name())) {
+                log.warn("rowqueue: queue '{}' does not exist yet: nothing to claim or read until a producer enqueues"
+                        + " into it (or WorkQueue.create() creates it); check the name if this lasts. Logged once per"
+                        + " queue.", d.name());
+            }
+            return false;
+        }
+        missing.remove(d.name());
+        return true;
     }
 
     /**
@@ -219,6 +325,11 @@ final class SchemaManager {
         }));
     }
 
+    /** @return whether every table has its columns ({@link Dialect#reissuesExistingSchema()}) */
+    private boolean exist(Map<String, String> probes) {
+        return probes.entrySet().stream().allMatch(p -> hasColumns(p.getKey(), p.getValue()));
+    }
+
     /** @return whether a statement selecting the columns from the table succeeds */
     private boolean hasColumns(String table, String columns) {
         try {
@@ -268,13 +379,23 @@ final class SchemaManager {
         if (catalogReady) {
             return;
         }
-        synchronized (this) {
+        ReentrantLock lock = creating();
+        lock.lock();
+        try {
             if (catalogReady) {
                 return;
             }
-            List<DdlFailure> failures = create ? createAll(dialect.catalogDdl()) : List.of();
+            List<DdlFailure> failures = create && (dialect.reissuesExistingSchema()
+                    || !exist(Map.of(Dialect.CATALOG_TABLE, CATALOG_COLUMNS))) ? createAll(dialect.catalogDdl()) : List.of();
             probeAll(Map.of(Dialect.CATALOG_TABLE, CATALOG_COLUMNS), failures);
+            // the activity table came after the catalog: created here for new and old catalogs alike; not probed, a
+            // missing one costs only the activity (its writes log once, its reads say what to run)
+            if (create) {
+                logFailures(createAll(dialect.activityDdl()), List.of(Dialect.ACTIVITY_TABLE));
+            }
             catalogReady = true;
+        } finally {
+            lock.unlock();
         }
     }
 

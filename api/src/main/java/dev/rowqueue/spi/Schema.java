@@ -246,6 +246,24 @@ public final class Schema {
     }
 
     /**
+     * The activity of work queues ({@link dev.rowqueue.WorkQueue#activity()}): one row per queue, minute and flush of a
+     * process's in-memory counts ({@code flush_id} is random per flush, so flushes never collide); rows older than an
+     * hour are deleted. Created with the catalog.
+     *
+     * @return the table
+     */
+    public static Table activity() {
+        return new Table(Dialect.ACTIVITY_TABLE, List.of(
+                Column.label("queue_name", 64, true),
+                Column.of("minute_ms", Type.INT64),
+                Column.of("flush_id", Type.INT64),
+                Column.of("n_enqueued", Type.INT64),
+                Column.of("n_finished", Type.INT64),
+                Column.of("n_failed", Type.INT64)),
+                List.of("queue_name", "minute_ms", "flush_id"), List.of(), List.of());
+    }
+
+    /**
      * @param t        a ring's tables
      * @param indexSeq whether to index {@code (grp, seq)} uniquely
      * @return its entries: one row per slot

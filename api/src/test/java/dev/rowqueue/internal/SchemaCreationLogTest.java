@@ -152,7 +152,7 @@ class SchemaCreationLogTest {
     void ddl_that_really_fails_is_thrown_as_before_and_warned_once_per_statement() {
         try (RowQueues first = node("log_broken", true); RowQueues second = node("log_broken", true)) {
             for (RowQueues node : List.of(first, second, first)) {
-                assertThatThrownBy(() -> node.workQueue("log_broken_work"))
+                assertThatThrownBy(() -> node.workQueue("log_broken_work").create())
                         .isInstanceOf(SchemaException.class)
                         .hasMessageContaining("log_broken_work")
                         .satisfies(e -> assertThat(e.getSuppressed()).isNotEmpty()

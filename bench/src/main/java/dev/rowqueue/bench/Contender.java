@@ -83,7 +83,7 @@ interface Contender extends AutoCloseable {
 
             @Override
             public Harness.Measurement enqueue(Profile profile, int threads, int batch) throws Exception {
-                WorkQueue q = rq.workQueue(names.fresh("we"));
+                WorkQueue q = rq.workQueue(names.fresh("we")).create();
                 List<String> jobs = Collections.nCopies(batch, "job");
                 try {
                     return Harness.measure(profile, threads, (thread, n) -> {

@@ -116,7 +116,7 @@ final class Workers {
 
         /** @param prefetch a fixed prefetch, or -1 for the default (1x within the default window) */
         Throughput(int threads, int prefetch, Handler handler, long floor) {
-            this.queue = rq.workQueue(names.fresh("wk"), WorkQueueOptions.defaults().leaseDuration(Duration.ofMinutes(5)));
+            this.queue = rq.workQueue(names.fresh("wk"), WorkQueueOptions.defaults().leaseDuration(Duration.ofMinutes(5))).create();
             this.options = prefetch < 0 ? WorkerOptions.threads(threads)
                     : WorkerOptions.threads(threads).withPrefetch(prefetch);
             this.handler = handler;
@@ -272,7 +272,7 @@ final class Workers {
      * worker with {@code LISTEN/NOTIFY}; elsewhere it polls (50 ms, doubling to the builder's poll interval, jittered).
      */
     final class Latency extends StartLatency {
-        private final WorkQueue queue = rq.workQueue(names.fresh("wl"));
+        private final WorkQueue queue = rq.workQueue(names.fresh("wl")).create();
         private final int threads;
         private Worker worker;
 
@@ -317,7 +317,7 @@ final class Workers {
         CountDownLatch finished = new CountDownLatch(threads);
         try (RowQueues counting = RowQueues.builder(counted).build()) {
             String name = names.fresh("wh");
-            WorkQueue queue = counting.workQueue(name, WorkQueueOptions.defaults().leaseDuration(beat.multipliedBy(3)));
+            WorkQueue queue = counting.workQueue(name, WorkQueueOptions.defaults().leaseDuration(beat.multipliedBy(3))).create();
             queue.enqueueAll(new ArrayList<>(Collections.nCopies(threads, "sleep")), Enqueue.defaults());
             WorkerListener listener = new WorkerListener() {
                 @Override

@@ -195,7 +195,7 @@ final class Workloads {
     }
 
     Harness.Operation enqueue() {
-        WorkQueue q = rq.workQueue(fresh("w"));
+        WorkQueue q = rq.workQueue(fresh("w")).create();
         return (thread, n) -> {
             q.enqueue("payload-" + n);
             return 1;
@@ -228,7 +228,7 @@ final class Workloads {
          * @param keys    how many keys the jobs are spread over, round-robin in enqueue order; 0 for none
          */
         Backlog(long floor, WorkQueueOptions options, int keys) {
-            this.queue = rq.workQueue(fresh("w"), options.leaseDuration(Duration.ofMinutes(5)));
+            this.queue = rq.workQueue(fresh("w"), options.leaseDuration(Duration.ofMinutes(5))).create();
             this.floor = floor;
             this.keys = keys;
         }
@@ -382,7 +382,7 @@ final class Workloads {
      * the percentiles of those latencies.
      */
     final class EnqueueToClaim implements Harness.Hooks, AutoCloseable {
-        private final WorkQueue queue = rq.workQueue(fresh("l"));
+        private final WorkQueue queue = rq.workQueue(fresh("l")).create();
         private final int perSecond;
         private final Thread producer;
         private final java.util.concurrent.ConcurrentLinkedQueue<Long> samples = new java.util.concurrent.ConcurrentLinkedQueue<>();

@@ -28,6 +28,20 @@ public interface CliEnv {
      */
     char[] readPassword(String prompt);
 
+    /**
+     * Standard input, for payloads read with {@code -}. Closing it is harmless.
+     *
+     * @return standard input
+     */
+    default java.io.InputStream stdin() {
+        return new java.io.FilterInputStream(System.in) {
+            @Override
+            public void close() {
+                // System.in stays open
+            }
+        };
+    }
+
     /** @return the process's real environment and console */
     static CliEnv system() {
         return new CliEnv() {
@@ -56,7 +70,19 @@ public interface CliEnv {
      * @return a fixed environment, for tests
      */
     static CliEnv of(Map<String, String> env, boolean interactive, String password) {
+        return of(env, interactive, password, "");
+    }
+
+    /**
+     * @param env         the environment variables
+     * @param interactive whether to behave as if on a terminal
+     * @param password    what a password prompt answers, or {@code null} for no terminal
+     * @param stdin       what standard input holds
+     * @return a fixed environment, for tests
+     */
+    static CliEnv of(Map<String, String> env, boolean interactive, String password, String stdin) {
         Map<String, String> copy = Map.copyOf(env);
+        byte[] input = stdin.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         return new CliEnv() {
             @Override
             public String getenv(String name) {
@@ -71,6 +97,11 @@ public interface CliEnv {
             @Override
             public char[] readPassword(String prompt) {
                 return password == null ? null : password.toCharArray();
+            }
+
+            @Override
+            public java.io.InputStream stdin() {
+                return new java.io.ByteArrayInputStream(input);
             }
         };
     }

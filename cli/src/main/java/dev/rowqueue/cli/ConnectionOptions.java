@@ -16,10 +16,14 @@ final class ConnectionOptions {
     String url;
 
     @Option(names = {"-u", "--user"}, paramLabel = "USER",
-            description = "the database user; the password comes from ROWQUEUE_PASSWORD or a prompt")
+            description = "the database user; the password comes from ROWQUEUE_PASSWORD, or from a prompt on a"
+                    + " terminal when the database refuses the connection without one")
     String user;
 
-    @Option(names = "--dialect", paramLabel = "NAME",
+    @Option(names = "--password-prompt", description = "ask for the password on the terminal before connecting")
+    boolean passwordPrompt;
+
+    @Option(names = "--dialect", paramLabel = "NAME", converter = DialectName.class,
             description = "force a dialect instead of detecting one (see 'rowqueue dialects')")
     String dialect;
 
@@ -36,7 +40,7 @@ final class ConnectionOptions {
      */
     Endpoint endpoint(BaseCommand command) {
         command.useDriverJars(driverJars);
-        return new Endpoint(url, user, Endpoint.password(command.env(), url, user, RowQueueCli.PASSWORD_ENV), dialect,
-                options);
+        return new Endpoint(url, user, Endpoint.password(command.env(), RowQueueCli.PASSWORD_ENV), dialect, options)
+                .authenticated(command.env(), passwordPrompt);
     }
 }

@@ -32,27 +32,73 @@ public record Endpoint(String url, String user, String password, String dialect,
     }
 
     /**
-     * Finds the password: the first of the environment variables that is set, else a prompt on the terminal when a
-     * user is given, else none.
-     *
-     * @param env          the environment
-     * @param url          the JDBC URL, for the prompt
-     * @param user         the user, or {@code null}
-     * @param environment  variable names to try, in order
-     * @return the password, or {@code null}
+     * @param env         the environment
+     * @param environment variable names to try, in order
+     * @return the value of the first of them that is set, or {@code null}
      */
-    static String password(CliEnv env, String url, String user, String... environment) {
+    static String password(CliEnv env, String... environment) {
         for (String name : environment) {
             String value = env.getenv(name);
             if (value != null) {
                 return value;
             }
         }
-        if (user == null) {
-            return null;
+        return null;
+    }
+
+    /**
+     * Asks for the password only when it is needed: before connecting when {@code askFirst} ({@code
+     * --password-prompt}); otherwise only when no password is known, a terminal is attached, and the database refused
+     * a connection without one for its credentials (SQLState class 28, or 08004).
+     *
+     * @param env      the environment
+     * @param askFirst whether to ask before trying (the command's {@code --password-prompt})
+     * @return this endpoint, or one with the password typed in
+     * @throws CliException with {@link ExitCode#USAGE} when {@code askFirst} and there is no terminal to ask on
+     */
+    Endpoint authenticated(CliEnv env, boolean askFirst) {
+        if (askFirst) {
+            char[] typed = env.readPassword(prompt());
+            if (typed == null) {
+                throw new CliException(ExitCode.USAGE, "--password-prompt needs a terminal to ask on; set the"
+                        + " password's environment variable instead");
+            }
+            return withPassword(new String(typed));
         }
-        char[] typed = env.readPassword("Password for " + user + " at " + ConfiguredTarget.displayUrl(url) + ": ");
-        return typed == null ? null : new String(typed);
+        if (password != null || !env.interactive()) {
+            return this;
+        }
+        try (Connection c = dataSource().getConnection()) {
+            return this;
+        } catch (SQLException e) {
+            if (!authenticationFailure(e)) {
+                return this; // check() reports it
+            }
+            char[] typed = env.readPassword(prompt());
+            return typed == null ? this : withPassword(new String(typed));
+        }
+    }
+
+    /**
+     * @param e a failed connection attempt
+     * @return whether the database refused the credentials (SQLState class 28 or 08004), along the cause chain
+     */
+    static boolean authenticationFailure(SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException s && s.getSQLState() != null
+                    && (s.getSQLState().startsWith("28") || s.getSQLState().equals("08004"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private String prompt() {
+        return "Password for " + (user == null ? "the default user" : user) + " at " + displayUrl() + ": ";
+    }
+
+    private Endpoint withPassword(String typed) {
+        return new Endpoint(url, user, typed, dialect, options);
     }
 
     /** @return the URL without parameters and credentials */

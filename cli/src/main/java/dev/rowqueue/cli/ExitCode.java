@@ -13,6 +13,8 @@ public final class ExitCode {
     public static final int DATABASE = 3;
     /** Something named does not exist: a queue missing from the catalog or of another kind, no dead job with an id. */
     public static final int NOT_FOUND = 4;
+    /** A counter would leave the range of a signed 64-bit integer: nothing was changed. */
+    public static final int OVERFLOW = 5;
 
     private ExitCode() {
     }

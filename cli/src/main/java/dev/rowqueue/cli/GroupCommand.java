@@ -2,14 +2,20 @@ package dev.rowqueue.cli;
 
 import picocli.CommandLine;
 
-/** A command that only groups subcommands ({@code ring}, {@code work}, {@code counter}): alone, it prints its usage. */
-abstract class GroupCommand implements Runnable {
+/**
+ * A command that only groups subcommands (the root, {@code ring}, {@code work}, {@code counter}): without a
+ * subcommand, it prints its usage on standard error and exits with {@link ExitCode#USAGE}.
+ */
+abstract class GroupCommand implements java.util.concurrent.Callable<Integer> {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
+    public Integer call() {
+        CommandLine line = spec.commandLine();
+        line.getErr().println(spec.qualifiedName() + ": give a command");
+        line.usage(line.getErr());
+        return ExitCode.USAGE;
     }
 }

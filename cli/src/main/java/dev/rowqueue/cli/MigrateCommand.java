@@ -28,7 +28,17 @@ final class MigrateCommand extends BaseCommand {
             description = "the source user; password from ROWQUEUE_FROM_PASSWORD, ROWQUEUE_PASSWORD or a prompt")
     String fromUser;
 
-    @Option(names = "--from-dialect", paramLabel = "NAME", description = "force the source's dialect")
+    @Option(names = {"-u", "--user"}, paramLabel = "USER",
+            description = "the user on both sides, unless --from-user or --to-user names another")
+    String user;
+
+    @Option(names = "--password-prompt",
+            description = "ask for the passwords on the terminal before connecting (otherwise only when a database"
+                    + " refuses the connection without one)")
+    boolean passwordPrompt;
+
+    @Option(names = "--from-dialect", paramLabel = "NAME", converter = DialectName.class,
+            description = "force the source's dialect")
     String fromDialect;
 
     @Option(names = "--to", required = true, paramLabel = "JDBC_URL", description = "the target database")
@@ -38,7 +48,7 @@ final class MigrateCommand extends BaseCommand {
             description = "the target user; password from ROWQUEUE_TO_PASSWORD, ROWQUEUE_PASSWORD or a prompt")
     String toUser;
 
-    @Option(names = "--to-dialect", paramLabel = "NAME", description = "force the target's dialect")
+    @Option(names = "--to-dialect", paramLabel = "NAME", converter = DialectName.class, description = "force the target's dialect")
     String toDialect;
 
     @Option(names = "--to-dialect-option", paramLabel = "KEY=VALUE", description = "a target dialect option")
@@ -71,10 +81,12 @@ final class MigrateCommand extends BaseCommand {
             throw new IllegalArgumentException("--from and --to are the same database");
         }
         Migration.Options options = new Migration.Options(batchSize, fresh);
-        Endpoint source = new Endpoint(fromUrl, fromUser, Endpoint.password(env(), fromUrl, fromUser,
-                "ROWQUEUE_FROM_PASSWORD", RowQueueCli.PASSWORD_ENV), fromDialect, Map.of());
-        Endpoint target = new Endpoint(toUrl, toUser, Endpoint.password(env(), toUrl, toUser,
-                "ROWQUEUE_TO_PASSWORD", RowQueueCli.PASSWORD_ENV), toDialect, toOptions);
+        String sourceUser = fromUser != null ? fromUser : user;
+        String targetUser = toUser != null ? toUser : user;
+        Endpoint source = new Endpoint(fromUrl, sourceUser, Endpoint.password(env(), "ROWQUEUE_FROM_PASSWORD",
+                RowQueueCli.PASSWORD_ENV), fromDialect, Map.of()).authenticated(env(), passwordPrompt);
+        Endpoint target = new Endpoint(toUrl, targetUser, Endpoint.password(env(), "ROWQUEUE_TO_PASSWORD",
+                RowQueueCli.PASSWORD_ENV), toDialect, toOptions).authenticated(env(), passwordPrompt);
         Terminal t = terminal();
         try (Endpoint.Opened from = source.open(false); Endpoint.Opened to = target.open(true);
              Terminal.ProgressBar bar = t.progress("migrate", 0)) {

@@ -239,7 +239,7 @@ final class Migration {
         RowQueues rq = to.rq();
         switch (q.kind()) {
             case RING -> rq.ring(q.name(), new RingOptions(q.capacity(), q.strategy()));
-            case WORK -> rq.workQueue(q.name());
+            case WORK -> rq.workQueue(q.name()).create();
             case COUNTERS -> rq.counters(q.name());
         }
     }

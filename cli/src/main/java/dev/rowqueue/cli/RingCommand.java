@@ -72,8 +72,13 @@ final class RingCommand extends GroupCommand {
         @Parameters(index = "1", paramLabel = "GROUP", description = "the group")
         String group;
 
-        @Parameters(index = "2..*", arity = "1..*", paramLabel = "PAYLOAD", description = "one or more payloads")
-        List<String> payloads;
+        @Parameters(index = "2..*", arity = "0..*", paramLabel = "PAYLOAD",
+                description = "one or more payloads; '-' alone reads one payload from standard input")
+        List<String> payloads = new ArrayList<>();
+
+        @Option(names = "--file", paramLabel = "PATH",
+                description = "read one payload from this file (UTF-8, as it is) instead of the command line")
+        java.nio.file.Path file;
 
         @Option(names = "--capacity", paramLabel = "N", description = "create the ring with this capacity if missing")
         Integer capacity;
@@ -84,6 +89,7 @@ final class RingCommand extends GroupCommand {
 
         @Override
         int run() {
+            payloads = Payloads.read(payloads, file, env());
             try (Endpoint.Opened db = connection.endpoint(this).open(capacity != null)) {
                 Optional<QueueInfo> info = Catalog.find(db.rq(), name);
                 RingQueue ring;

@@ -1,5 +1,6 @@
 package dev.rowqueue.cli;
 
+import dev.rowqueue.CounterOverflowException;
 import dev.rowqueue.QueueConflictException;
 import dev.rowqueue.RowQueueException;
 import dev.rowqueue.SchemaException;
@@ -28,9 +29,11 @@ import java.sql.SQLException;
             "1:the TCK verdict is not PASSED; a migration did not verify or a queue could not be copied",
             "2:bad usage: unknown command or option, bad value, unknown dialect, invalid queue name",
             "3:the database could not be used: no driver for the URL, no connection, an SQL error",
-            "4:not found: no such queue (or one of another kind), no dead job with that id"},
+            "4:not found: no such queue (or one of another kind), no dead job with that id",
+            "5:a counter would overflow: nothing was changed"},
         footer = {"%nPasswords are never options: set ROWQUEUE_PASSWORD (migrate: ROWQUEUE_FROM_PASSWORD,"
-                + " ROWQUEUE_TO_PASSWORD), or type it when asked on a terminal."})
+                + " ROWQUEUE_TO_PASSWORD). On a terminal, it is asked for when the database refuses the connection"
+                + " without one, or first with --password-prompt."})
 public final class RowQueueCli extends GroupCommand {
 
     /** Environment variable holding the database password. */
@@ -42,6 +45,10 @@ public final class RowQueueCli extends GroupCommand {
             description = "auto (default: on an interactive terminal whose TERM is not dumb, unless NO_COLOR is set),"
                     + " always or never")
     Terminal.ColorMode color = Terminal.ColorMode.AUTO;
+
+    @Option(names = "--verbose", scope = CommandLine.ScopeType.INHERIT,
+            description = "log at INFO, also what JDBC drivers and pools log (by default only their errors show)")
+    boolean verbose;
 
     /**
      * @param env the environment (variables, terminal, password prompt)
@@ -69,15 +76,44 @@ public final class RowQueueCli extends GroupCommand {
      * @param args the arguments
      */
     public static void main(String[] args) {
-        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
-            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-        }
+        configureLogging(args);
         PrintWriter out = new PrintWriter(new java.io.OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
         PrintWriter err = new PrintWriter(new java.io.OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
         int code = run(args, CliEnv.system(), out, err);
         out.flush();
         err.flush();
         System.exit(code);
+    }
+
+    /** The JDK logger of drivers that log through java.util.logging (PostgreSQL's), held so its level stays set. */
+    private static final java.util.logging.Logger JUL_ROOT = java.util.logging.Logger.getLogger("");
+
+    /**
+     * Sets log levels before the first logger is made (SLF4J simple reads them once): rowqueue's own loggers at WARN,
+     * everything else (JDBC drivers, connection pools, Jetty) at ERROR, so that a driver's warnings about errors
+     * rowqueue expects and handles (a missing catalog table, a duplicate key) do not look like failures. With
+     * {@code --verbose}, everything at INFO. A level given with {@code -Dorg.slf4j.simpleLogger.defaultLogLevel} wins.
+     *
+     * @param args the command line
+     * @return the system properties set
+     */
+    static java.util.Map<String, String> configureLogging(String[] args) {
+        java.util.Map<String, String> set = new java.util.LinkedHashMap<>();
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") != null) {
+            return set;
+        }
+        boolean verbose = java.util.Arrays.asList(args).contains("--verbose");
+        set.put("org.slf4j.simpleLogger.defaultLogLevel", verbose ? "info" : "error");
+        if (!verbose) {
+            set.put("org.slf4j.simpleLogger.log.dev.rowqueue", "warn");
+            JUL_ROOT.setLevel(java.util.logging.Level.SEVERE);
+        }
+        set.forEach((k, v) -> {
+            if (System.getProperty(k) == null) {
+                System.setProperty(k, v);
+            }
+        });
+        return set;
     }
 
     /**
@@ -121,6 +157,9 @@ public final class RowQueueCli extends GroupCommand {
             message = c.getMessage();
         } else if (ex instanceof QueueConflictException || ex instanceof IllegalArgumentException) {
             code = ExitCode.USAGE;
+            message = ex.getMessage();
+        } else if (ex instanceof CounterOverflowException) {
+            code = ExitCode.OVERFLOW;
             message = ex.getMessage();
         } else if (ex instanceof SchemaException) {
             code = ExitCode.NOT_FOUND;

@@ -30,7 +30,6 @@ final class SchemaCommand extends BaseCommand {
     static final Map<String, String[]> ASSUMED = Map.ofEntries(
             Map.entry("h2", new String[] {"H2", "2.3"}),
             Map.entry("postgresql", new String[] {"PostgreSQL", "17.0"}),
-            Map.entry("postgres", new String[] {"PostgreSQL", "17.0"}),
             Map.entry("mysql", new String[] {"MySQL", "8.4"}),
             Map.entry("mariadb", new String[] {"MariaDB", "11.4"}),
             Map.entry("oracle", new String[] {"Oracle", "23.0"}),
@@ -43,8 +42,9 @@ final class SchemaCommand extends BaseCommand {
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help message and exit.")
     boolean help;
 
-    @Option(names = "--dialect", required = true, paramLabel = "NAME",
-            description = "the dialect whose DDL to print (see 'rowqueue dialects')")
+    @Option(names = "--dialect", required = true, paramLabel = "NAME", converter = DialectName.class,
+            description = "the dialect whose DDL to print (see 'rowqueue dialects'; postgres, pg and pgsql mean"
+                    + " postgresql, maria means mariadb)")
     String dialect;
 
     @Option(names = "--version", paramLabel = "X.Y",
@@ -58,6 +58,11 @@ final class SchemaCommand extends BaseCommand {
     @Option(names = "--no-catalog", negatable = false,
             description = "leave out the catalog table rowqueue_catalog (needed once per database)")
     boolean noCatalog;
+
+    @Option(names = "--no-delimiter", negatable = false,
+            description = "mysql and mariadb: print statements with compound bodies (triggers) as they are, ending in"
+                    + " ';', instead of between 'DELIMITER //' and '//' as the mysql and mariadb clients need")
+    boolean noDelimiter;
 
     @Option(names = "--driver-jar", paramLabel = "PATH", description = "a jar with a dialect module to load")
     List<Path> driverJars = new ArrayList<>();
@@ -145,11 +150,33 @@ final class SchemaCommand extends BaseCommand {
                 .append(assumedProduct.describe()).append('\n');
         if (!noCatalog && queue.upgradeWork == null) {
             b.append("-- the catalog (once per database; rowqueue registers each queue in it on first use)\n")
-                    .append(scripts.script(scripts.catalog()));
+                    .append(script(scripts, scripts.catalog(), d));
         }
-        b.append("-- the ").append(what).append('\n').append(scripts.script(statements));
+        b.append("-- the ").append(what).append('\n').append(script(scripts, statements, d));
         terminal().out().print(b);
         terminal().out().flush();
         return ExitCode.OK;
+    }
+
+    /**
+     * The statements as one script. The mysql and mariadb clients end a statement at the first {@code ;}, also inside
+     * a trigger's {@code BEGIN ... END}: for those dialects a statement that contains one goes between
+     * {@code DELIMITER //} and {@code //}, unless {@code --no-delimiter}.
+     */
+    private String script(SchemaScripts scripts, List<String> statements, Dialect d) {
+        String name = d.name().toLowerCase(Locale.ROOT);
+        if (noDelimiter || !(name.equals("mysql") || name.equals("mariadb"))
+                || statements.stream().noneMatch(s -> s.contains(";"))) {
+            return scripts.script(statements);
+        }
+        StringBuilder b = new StringBuilder();
+        for (String statement : statements) {
+            if (statement.contains(";")) {
+                b.append("DELIMITER //\n").append(statement).append("\n//\nDELIMITER ;\n");
+            } else {
+                b.append(statement).append(";\n");
+            }
+        }
+        return b.toString();
     }
 }

@@ -35,13 +35,22 @@ final class WorkCommand extends GroupCommand {
             return false;
         }
 
+        /** The open database, while {@link #run(WorkQueue)} runs. */
+        Endpoint.Opened db;
+
+        /** Checks the options before anything connects; throws {@link IllegalArgumentException} for bad usage. */
+        void checkOptions() {
+        }
+
         @Override
         final int run() {
-            try (Endpoint.Opened db = connection.endpoint(this).open(create())) {
-                if (!create() || Catalog.find(db.rq(), name).isPresent()) {
-                    Catalog.require(db.rq(), name, QueueKind.WORK);
+            checkOptions();
+            try (Endpoint.Opened opened = connection.endpoint(this).open(create())) {
+                db = opened;
+                if (!create() || Catalog.find(opened.rq(), name).isPresent()) {
+                    Catalog.require(opened.rq(), name, QueueKind.WORK);
                 }
-                return run(db.rq().workQueue(name));
+                return run(opened.rq().workQueue(name));
             }
         }
 
@@ -60,12 +69,20 @@ final class WorkCommand extends GroupCommand {
                 + " first; one statement grouping the whole table)")
         boolean byKey;
 
-        @Option(names = "--limit", paramLabel = "N", defaultValue = "20",
-                description = "with --by-key, at most this many keys (default: ${DEFAULT-VALUE}, at most 1000)")
-        int limit;
+        @Option(names = "--limit", paramLabel = "N",
+                description = "with --by-key, at most this many keys (default: 20, at most 1000)")
+        Integer limitOption;
+
+        @Override
+        void checkOptions() {
+            if (limitOption != null && !byKey) {
+                throw new IllegalArgumentException("--limit counts keys: give it with --by-key");
+            }
+        }
 
         @Override
         int run(WorkQueue queue) {
+            int limit = limitOption == null ? 20 : limitOption;
             QueueStats s = queue.stats();
             terminal().println("work queue " + queue.name());
             terminal().print(new Table("ready", "scheduled", "leased", "dead", "total")
@@ -149,8 +166,13 @@ final class WorkCommand extends GroupCommand {
     @Command(name = "enqueue", mixinStandardHelpOptions = true,
             description = "Enqueues jobs, atomically. The queue must exist unless --create is given.")
     static final class EnqueueJobs extends OnQueue {
-        @Parameters(index = "1..*", arity = "1..*", paramLabel = "PAYLOAD", description = "one or more payloads")
-        List<String> payloads;
+        @Parameters(index = "1..*", arity = "0..*", paramLabel = "PAYLOAD",
+                description = "one or more payloads; '-' alone reads one payload from standard input")
+        List<String> payloads = new ArrayList<>();
+
+        @Option(names = "--file", paramLabel = "PATH",
+                description = "read one payload from this file (UTF-8, as it is) instead of the command line")
+        java.nio.file.Path file;
 
         @Option(names = "--priority", paramLabel = "P", defaultValue = "0",
                 description = "higher is claimed first (default: ${DEFAULT-VALUE})")
@@ -181,6 +203,11 @@ final class WorkCommand extends GroupCommand {
         }
 
         @Override
+        void checkOptions() {
+            payloads = Payloads.read(payloads, file, env());
+        }
+
+        @Override
         int run(WorkQueue queue) {
             if (unique && key == null) {
                 throw new IllegalArgumentException("--unique makes --key the unique key; give --key too");
@@ -193,9 +220,14 @@ final class WorkCommand extends GroupCommand {
                 if (payloads.size() != 1) {
                     throw new IllegalArgumentException("a unique key names one job: give one payload");
                 }
-                long id = queue.enqueue(payloads.get(0), how);
-                terminal().println("job with unique key '" + how.uniqueKey() + "' in " + queue.name() + ": id " + id
-                        + " (enqueued now, or the live job that already held the key)");
+                UniqueEnqueue.Outcome outcome = UniqueEnqueue.enqueue(db, queue, payloads.get(0), how);
+                if (outcome.enqueued()) {
+                    terminal().println("enqueued job " + outcome.id() + " to " + queue.name() + " (unique key '"
+                            + how.uniqueKey() + "')");
+                } else {
+                    terminal().println("held: job " + outcome.id() + " of " + queue.name() + " already holds unique"
+                            + " key '" + how.uniqueKey() + "'; nothing enqueued");
+                }
                 return ExitCode.OK;
             }
             List<Long> ids = queue.enqueueAll(payloads, how);

@@ -75,15 +75,15 @@ class InspectionCommandsTest {
 
     @Test
     void work_stats_by_key_counts_each_keys_jobs_and_work_enqueue_takes_keys() {
-        WorkQueue mail = rq.workQueue("mail", WorkQueueOptions.defaults().maxLeasedPerKey(1));
+        WorkQueue mail = rq.workQueue("mail", WorkQueueOptions.defaults().maxLeasedPerKey(1)).create();
         Cli.Result keyed = cli("work", "enqueue", "mail", "a", "b", "--key", "tenant-7");
         assertEquals(0, keyed.code(), keyed::toString);
         Cli.Result unique = cli("work", "enqueue", "mail", "c", "--key", "tenant-8", "--unique");
         assertEquals(0, unique.code(), unique::toString);
         Cli.Result again = cli("work", "enqueue", "mail", "d", "--unique-key", "tenant-8");
         assertEquals(0, again.code(), again::toString);
-        long id = Long.parseLong(unique.out().replaceAll("(?s).*: id (\\d+).*", "$1"));
-        assertTrue(again.out().contains(": id " + id + " "), again.out());
+        long id = Long.parseLong(unique.out().replaceAll("(?s)^enqueued job (\\d+) .*", "$1"));
+        assertTrue(again.out().startsWith("held: job " + id + " "), again.out());
         assertEquals(3, mail.stats().total(), "the second unique enqueue wrote nothing");
         mail.enqueue("e");
         assertEquals(List.of("a", "c", "e"), mail.claim(10).stream().map(Job::payload).toList(),
@@ -130,7 +130,7 @@ class InspectionCommandsTest {
 
     @Test
     void ring_commands_never_create_a_queue_by_accident() {
-        rq.workQueue("mail");
+        rq.workQueue("mail").create();
         Cli.Result missing = cli("ring", "list", "nosuch");
         assertEquals(ExitCode.NOT_FOUND, missing.code(), missing::toString);
         assertTrue(missing.err().contains("no ring named 'nosuch' in this database"), missing.err());

@@ -124,7 +124,7 @@ class MigrateCommandTest {
         Endpoint to = database();
         try (Endpoint.Opened src = from.open(true); Endpoint.Opened dst = to.open(true)) {
             src.rq().ring("mail", 5).push("g", "x");
-            dst.rq().workQueue("mail");
+            dst.rq().workQueue("mail").create();
         }
         Cli.Result r = migrate(from, to);
         assertEquals(ExitCode.FAILED, r.code(), r::toString);

@@ -33,7 +33,7 @@ class PostgresScheduleBenchTest {
         try (var pool = server.pool(server.newDatabase("schedbench"), 16)) {
             CountingDataSource counted = new CountingDataSource(pool);
             try (RowQueues definer = RowQueues.builder(pool).scheduler(false).build()) {
-                definer.workQueue("idle_jobs");
+                definer.workQueue("idle_jobs").create();
                 Schedules s = definer.schedules();
                 for (int i = 0; i < 1000; i++) {
                     s.define("idle-" + i, "@yearly", ScheduleOptions.queue("idle_jobs"));
@@ -53,7 +53,7 @@ class PostgresScheduleBenchTest {
                 }
                 for (Duration poll : List.of(Duration.ofSeconds(1), Duration.ofMillis(100))) {
                     String q = "lat_" + poll.toMillis();
-                    definer.workQueue(q);
+                    definer.workQueue(q).create();
                     for (int i = 0; i < 100; i++) {
                         s.define(q + "-" + i, Schedule.every(Duration.ofSeconds(1)),
                                 ScheduleOptions.queue(q).payload("{slot_ms}"));

@@ -293,7 +293,7 @@ abstract class MetricsContract {
         String b = unique("cat_b");
         try (RowQueues rq = RowQueues.builder(dataSource()).build()) {
             rq.workQueue(a).enqueue("x");
-            rq.workQueue(b);
+            rq.workQueue(b).create();
             rq.ring(unique("cat_ring"), 3);
             List<QueueDepthGauges> all = metrics.monitorDepths(rq);
             assertThat(all).extracting(QueueDepthGauges::queue).contains(a, b);

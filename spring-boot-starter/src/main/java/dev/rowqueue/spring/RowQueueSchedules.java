@@ -70,7 +70,7 @@ public class RowQueueSchedules implements SmartInitializingSingleton {
         }
         Schedules schedules = queues.rowQueues().schedules(); // starts the scheduler unless rowqueue.scheduler.enabled=false
         for (ScheduleDefinition d : all) {
-            queues.workQueue(d.options().queue());
+            queues.workQueue(d.options().queue()).create(); // a schedule needs its queue; only producers create
             if (d.replace()) {
                 schedules.replace(d.name(), d.spec(), d.options());
             } else {

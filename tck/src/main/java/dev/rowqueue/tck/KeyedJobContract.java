@@ -54,7 +54,7 @@ public abstract class KeyedJobContract extends Contract {
     private static final Duration LIVENESS = Duration.ofMinutes(3);
 
     private WorkQueue queue(WorkQueueOptions options) {
-        return rq().workQueue(newName(), options);
+        return rq().workQueue(newName(), options).create();
     }
 
     private static WorkQueueOptions leasedLong() {

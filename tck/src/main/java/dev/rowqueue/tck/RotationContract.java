@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 public abstract class RotationContract extends Contract {
 
     private WorkQueue queue(int jobs) {
-        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().leaseDuration(LONG));
+        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().leaseDuration(LONG)).create();
         List<String> payloads = new ArrayList<>();
         for (int i = 1; i <= jobs; i++) {
             payloads.add("m" + i);
@@ -52,7 +52,7 @@ public abstract class RotationContract extends Contract {
 
     @Test
     void rotation_ignores_priority_and_follows_ids() {
-        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().leaseDuration(LONG));
+        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().leaseDuration(LONG)).create();
         q.enqueue("low", Enqueue.priority(-5));
         q.enqueue("high", Enqueue.priority(5));
         assertEquals(List.of("low", "high"), payloads(q.rotate("c", 2)));

@@ -146,6 +146,16 @@ public abstract class RowQueueTck {
         }
     }
 
+    /** Operators' job API: lookup, listing, cancellation, activity. */
+    @Nested
+    @DisplayName("jobs")
+    class Jobs extends JobContract {
+        @Override
+        protected TckEnv env() {
+            return env;
+        }
+    }
+
     /** Round-robin rotation. */
     @Nested
     @DisplayName("rotation")

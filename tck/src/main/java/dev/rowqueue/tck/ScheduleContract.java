@@ -85,7 +85,7 @@ public abstract class ScheduleContract extends Contract {
     }
 
     private WorkQueue newQueue() {
-        return rq().workQueue(newName(), WorkQueueOptions.defaults().leaseDuration(LONG));
+        return rq().workQueue(newName(), WorkQueueOptions.defaults().leaseDuration(LONG)).create();
     }
 
     /** A scheduler node: its own instance with the scheduler on, started. */

@@ -64,7 +64,9 @@ public abstract class TransactionContract extends Contract {
     }
 
     private void outbox(boolean commit) throws SQLException {
-        WorkQueue q = rq().workQueue(newName());
+        // created before the caller's transaction: creating it inside would wait, on databases that lock the whole
+        // file (SQLite), for the very transaction that waits for it
+        WorkQueue q = rq().workQueue(newName()).create();
         RingQueue ring = rq().ring(newName(), 3);
         Counters counters = rq().counters(newName());
         String table = businessTable();
@@ -251,7 +253,7 @@ public abstract class TransactionContract extends Contract {
     @Test
     void errors_carry_the_sqlstate_and_vendor_code() {
         String name = newName();
-        WorkQueue q = rq().workQueue(name);
+        WorkQueue q = rq().workQueue(name).create();
         env().execute("DROP TABLE " + name);
         SchemaException e = assertThrows(SchemaException.class, () -> q.enqueue("x"));
         SQLException driver = assertInstanceOf(SQLException.class, e.getCause(), "the driver's exception is the cause");

@@ -35,7 +35,7 @@ public abstract class WorkQueueContract extends Contract {
     static final Duration PATIENCE = Duration.ofSeconds(30);
 
     WorkQueue queue(WorkQueueOptions options) {
-        return rq().workQueue(newName(), options);
+        return rq().workQueue(newName(), options).create();
     }
 
     WorkQueue queue() {
@@ -50,6 +50,18 @@ public abstract class WorkQueueContract extends Contract {
         List<Job> jobs = q.claim(1, PATIENCE);
         assertEquals(1, jobs.size(), "a job became claimable within " + PATIENCE);
         return jobs.get(0);
+    }
+
+    @Test
+    void a_consumer_never_creates_a_queue_and_finds_it_once_a_producer_has() {
+        String name = newName();
+        WorkQueue consumer = rq().workQueue(name);
+        assertEquals(List.of(), consumer.claim(1), "nothing to claim from a queue that does not exist");
+        assertEquals(0, consumer.stats().total());
+        assertEquals(List.of(), consumer.deadLetters(5));
+        assertTrue(rq().queues().stream().noneMatch(q -> q.name().equals(name)), "the claim created nothing");
+        rq().workQueue(name).enqueue("first");
+        assertEquals(List.of("first"), payloads(consumer.claim(1)), "the consumer's handle finds it once created");
     }
 
     @Test
