@@ -9,7 +9,7 @@ import java.util.Optional;
  * Get it from {@link RowQueues#schedules()}.
  *
  * <pre>{@code
- * rq.workQueue("reports");                                  // the target queue must exist
+ * rq.workQueue("reports").create();                         // the target queue must exist
  * Schedules schedules = rq.schedules();
  * schedules.define("daily-report", "0 9 * * MON-FRI",
  *         ScheduleOptions.queue("reports").zone("Europe/Berlin"));

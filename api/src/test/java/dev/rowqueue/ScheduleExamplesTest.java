@@ -22,7 +22,7 @@ class ScheduleExamplesTest {
     @Test
     void the_readme_example_runs() {
         try (RowQueues rq = RowQueues.builder(h2("readme_schedules")).build()) {
-            rq.workQueue("outgoing_mail", WorkQueueOptions.defaults().maxAttempts(3)).enqueue("first"); // README: the first enqueue creates it
+            rq.workQueue("outgoing_mail", WorkQueueOptions.defaults().maxAttempts(3)).create();
             // --- as in README.md
             rq.schedules().define("nightly_mail", "0 2 * * *",         // cron, fixed rate or fixed delay, in a time zone
                     ScheduleOptions.queue("outgoing_mail").zone("Europe/Berlin").payload("digest of {slot}"));

@@ -152,7 +152,10 @@ final class DefaultSchedules implements Schedules {
      * @return how many schedules were due
      */
     int pollOnce() {
-        List<Due> due = due();
+        List<Due> due = new ArrayList<>(due());
+        // in an order of this scheduler's own: schedulers polling at the same moment take different schedules first
+        // instead of all racing for the same one
+        java.util.Collections.shuffle(due, ThreadLocalRandom.current());
         for (Due d : due) {
             if (closed) {
                 break;

@@ -28,7 +28,7 @@ class ScheduleCommandTest {
         url = "jdbc:h2:mem:schedule_" + UUID.randomUUID().toString().replace("-", "") + ";DB_CLOSE_DELAY=-1";
         ds = new TckTargets.DriverManagerDataSource(url, null, null);
         rq = RowQueues.builder(ds).scheduler(false).build();
-        rq.workQueue("reports");
+        rq.workQueue("reports").create();
     }
 
     @AfterEach

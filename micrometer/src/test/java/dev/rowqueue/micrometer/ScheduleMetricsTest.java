@@ -20,7 +20,7 @@ class ScheduleMetricsTest {
         RowQueueMetrics metrics = new RowQueueMetrics(registry);
         javax.sql.DataSource ds = Databases.h2();
         try (RowQueues definer = RowQueues.builder(ds).scheduler(false).build()) {
-            definer.workQueue("ticks");
+            definer.workQueue("ticks").create();
             definer.schedules().define("tick", Schedule.every(Duration.ofMillis(100)),
                     ScheduleOptions.queue("ticks").missed(MissedSlots.SKIP));
             Thread.sleep(700); // slots go by with no scheduler: missed
