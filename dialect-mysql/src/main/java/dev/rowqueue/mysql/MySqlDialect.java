@@ -756,9 +756,10 @@ public class MySqlDialect extends Dialect {
                 return SqlErrorKind.CONNECTION;
             case 3101: // ER_TRANSACTION_ROLLBACK_DURING_COMMIT: "Plugin instructed the server to rollback" (certification)
                 return SqlErrorKind.ROLLED_BACK;
-            case 1180: // ER_ERROR_DURING_COMMIT: "Got error 149 - 'Lock deadlock; Retry transaction'" is a rollback
-                return String.valueOf(e.getMessage()).contains("149") ? SqlErrorKind.ROLLED_BACK
-                        : super.classifyOne(e);
+            case 1180: // ER_ERROR_DURING_COMMIT: on a group member, "Got error 149 - 'Lock deadlock; Retry
+                // transaction'" is a lost certification, rolled back; elsewhere (MariaDB Galera included) left as it was
+                return groupReplication != GroupReplication.NONE && String.valueOf(e.getMessage()).contains("149")
+                        ? SqlErrorKind.ROLLED_BACK : super.classifyOne(e);
             case 1290: // ER_OPTION_PREVENTS_STATEMENT: --read-only / --super-read-only
                 return refusedByGroupMember(e) ? SqlErrorKind.CONNECTION : SqlErrorKind.READ_ONLY;
             case 3032: // ER_SERVER_OFFLINE_MODE

@@ -134,6 +134,9 @@ class GroupReplicationDialectTest {
         assertEquals(SqlErrorKind.ROLLED_BACK, d.classify(new SQLTransactionRollbackException(
                 "Deadlock found when trying to get lock; try restarting transaction", "40001", 1213)));
         assertEquals(SqlErrorKind.OTHER, d.classify(new SQLException("Got error 28 during COMMIT", "HY000", 1180)));
+        assertEquals(SqlErrorKind.OTHER, plain().classify(new SQLException(
+                "Got error 149 - 'Lock deadlock; Retry transaction' during COMMIT", "HY000", 1180)),
+                "outside a group, 1180 keeps its old classification");
     }
 
     @Test
