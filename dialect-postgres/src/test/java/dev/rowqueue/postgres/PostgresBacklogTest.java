@@ -1,6 +1,8 @@
 package dev.rowqueue.postgres;
 
 import dev.rowqueue.Job;
+import dev.rowqueue.JobQuery;
+import dev.rowqueue.JobState;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkQueueOptions;
@@ -108,5 +110,51 @@ class PostgresBacklogTest {
         String plan = explain(counting.recorded().get(0), 50);
         assertTrue(plan.contains("backlog_dead"), plan);
         assertFalse(plan.contains("Seq Scan on backlog"), plan);
+    }
+
+    /**
+     * The operators' job API on this backlog: a job by id and a cancel on the primary key, a page of dead jobs from
+     * their partial index, a page of ready jobs on the primary key; the plans (with actual rows and time) are printed
+     * for docs/console.md, and only the index choices are asserted.
+     */
+    @Test
+    void the_job_api_reads_jobs_through_indexes_on_the_backlog() throws SQLException {
+        long id = q.jobs(JobQuery.state(JobState.READY).oldestFirst().limit(1)).jobs().get(0).id();
+        counting.record();
+        assertEquals(id, q.job(id).orElseThrow().id());
+        String byId = explainAnalyze(counting.recorded().get(0), id);
+        assertTrue(byId.contains("backlog_pkey"), byId);
+
+        counting.record();
+        assertEquals(500, q.jobs(JobQuery.state(JobState.DEAD).oldestFirst().limit(500)).jobs().size());
+        String dead = explainAnalyze(counting.recorded().get(0), 501);
+        assertFalse(dead.contains("Seq Scan on backlog"), dead);
+
+        counting.record();
+        assertEquals(500, q.jobs(JobQuery.state(JobState.READY).oldestFirst().limit(500).after(id)).jobs().size());
+        String ready = explainAnalyze(counting.recorded().get(0), id, 501);
+        assertFalse(ready.contains("Seq Scan on backlog"), ready);
+
+        counting.record();
+        q.activity();
+        String activity = explainAnalyze(counting.recorded().get(0), "backlog", 0L);
+        System.out.printf("backlog: job(id)%n%s%nbacklog: jobs(DEAD, oldest first, 500)%n%s%nbacklog: jobs(READY, after a"
+                + " cursor, 500)%n%s%nbacklog: activity()%n%s%n", byId, dead, ready, activity);
+    }
+
+    private String explainAnalyze(String sql, Object... parameters) throws SQLException {
+        try (Connection c = db.pool.getConnection();
+             PreparedStatement ps = c.prepareStatement("EXPLAIN (ANALYZE, COSTS OFF) " + sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                ps.setObject(i + 1, parameters[i]);
+            }
+            StringBuilder plan = new StringBuilder();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    plan.append(rs.getString(1)).append('\n');
+                }
+            }
+            return plan.toString();
+        }
     }
 }
