@@ -67,6 +67,14 @@ public enum Operation {
     STATS(QueueKind.WORK),
     /** {@link WorkQueue#statsByKey}: items = keys counted. */
     STATS_BY_KEY(QueueKind.WORK),
+    /** {@link WorkQueue#job}: items 1, or 0 if no job had the id. */
+    JOB(QueueKind.WORK),
+    /** {@link WorkQueue#jobs}: items = jobs listed. */
+    JOBS(QueueKind.WORK),
+    /** {@link WorkQueue#cancel}: items 1 if the job was cancelled, else 0. */
+    CANCEL(QueueKind.WORK),
+    /** {@link WorkQueue#activity}: items 1. */
+    ACTIVITY(QueueKind.WORK),
 
     // ------------------------------------------------------------------ counters
 

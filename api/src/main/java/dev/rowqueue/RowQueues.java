@@ -121,6 +121,16 @@ public interface RowQueues extends AutoCloseable {
     boolean dropQueue(String name);
 
     /**
+     * Recurring jobs: schedules stored in the database that enqueue one job into a work queue at each slot. The first
+     * call creates the schedule tables if they are missing and, unless {@link Builder#scheduler(boolean)} turned it
+     * off, starts this instance's scheduler thread, which fires the due schedules of every node (one job per
+     * schedule and slot, whatever the number of schedulers). See {@link Schedules} and {@code docs/schedules.md}.
+     *
+     * @return the schedules of this database
+     */
+    Schedules schedules();
+
+    /**
      * What rowqueue detected about the database and which dialect serves it.
      *
      * @return database product, version, driver, dialect and capabilities
@@ -128,9 +138,10 @@ public interface RowQueues extends AutoCloseable {
     DatabaseInfo database();
 
     /**
-     * Stops the workers of this instance's queues (each draining as its {@link WorkerOptions#drainTimeout()} allows)
-     * and releases what the instance started (never the data source). Afterwards this instance's methods and every
-     * operation of its handles throw {@link IllegalStateException}. Closing twice does nothing.
+     * Stops this instance's scheduler thread first (a fire in progress ends), then the workers of its queues (each
+     * draining as its {@link WorkerOptions#drainTimeout()} allows), and releases what the instance started (never the
+     * data source). Afterwards this instance's methods and every operation of its handles throw
+     * {@link IllegalStateException}. Closing twice does nothing.
      */
     @Override
     void close();
@@ -154,6 +165,10 @@ public interface RowQueues extends AutoCloseable {
         private int claimConcurrency;
         private TransactionBinding transactionBinding;
         private final List<OperationListener> operationListeners = new ArrayList<>();
+        private boolean recordActivity = true;
+        private boolean scheduler = true;
+        private Duration schedulerPollInterval = Duration.ofSeconds(1);
+        private final List<ScheduleListener> scheduleListeners = new ArrayList<>();
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -305,6 +320,62 @@ public interface RowQueues extends AutoCloseable {
         }
 
         /**
+         * Whether this instance counts what its work queues do per minute for {@link WorkQueue#activity()} (default
+         * {@code true}). Counting costs no statement per job: the counts are kept in memory and written once a minute,
+         * all queues in one batched {@code INSERT}, with a deletion of rows older than an hour every tenth minute
+         * (about 1.1 statements per minute per instance, on a daemon thread started by the first count). Turned off,
+         * this instance writes nothing, and {@code activity()} shows what other instances wrote.
+         *
+         * @param record whether to record
+         * @return this builder
+         */
+        public Builder recordActivity(boolean record) {
+            this.recordActivity = record;
+            return this;
+        }
+
+        /**
+         * Whether this instance fires due schedules (default {@code true}): its scheduler thread starts when
+         * {@link RowQueues#schedules()} is first called. With {@code false} it still defines, pauses and lists them,
+         * and other processes fire them.
+         *
+         * @param enabled whether to run the scheduler
+         * @return this builder
+         */
+        public Builder scheduler(boolean enabled) {
+            this.scheduler = enabled;
+            return this;
+        }
+
+        /**
+         * How often the scheduler selects the due schedules (default 1 s): one statement per poll, for all schedules
+         * together. A slot is enqueued at most about this long after its time.
+         *
+         * @param interval a positive duration
+         * @return this builder
+         */
+        public Builder schedulerPollInterval(Duration interval) {
+            Objects.requireNonNull(interval, "interval");
+            if (interval.isNegative() || interval.isZero()) {
+                throw new IllegalArgumentException("schedulerPollInterval must be positive, got " + interval);
+            }
+            this.schedulerPollInterval = interval;
+            return this;
+        }
+
+        /**
+         * Adds a listener told what this instance's scheduler fired, fired late, or missed (metrics such as
+         * {@code rowqueue-micrometer}'s).
+         *
+         * @param listener the listener
+         * @return this builder
+         */
+        public Builder scheduleListener(ScheduleListener listener) {
+            scheduleListeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /**
          * Detects the dialect (one connection is borrowed to read {@code DatabaseMetaData}) and builds.
          *
          * @return a ready instance
@@ -313,7 +384,9 @@ public interface RowQueues extends AutoCloseable {
         public RowQueues build() {
             return DefaultRowQueues.create(new DefaultRowQueues.Settings(dataSource, List.copyOf(dialects),
                     dialectName, Map.copyOf(dialectOptions), createSchema, retryPolicy, maxPayloadLength,
-                    pollInterval, claimConcurrency, transactionBinding, List.copyOf(operationListeners)));
+                    pollInterval, claimConcurrency, transactionBinding, List.copyOf(operationListeners),
+                    recordActivity,
+                    new DefaultRowQueues.Scheduling(scheduler, schedulerPollInterval, List.copyOf(scheduleListeners))));
         }
     }
 }

@@ -21,8 +21,21 @@ public interface SchemaScripts {
     }
 
 
-    /** @return the catalog table every database using rowqueue has once */
+    /**
+     * @return the tables every database using rowqueue has once: the catalog, then the activity of work queues
+     *         ({@link WorkQueue#activity()}; since the job API, created by {@code RowQueues} on its first use of an
+     *         older catalog)
+     */
     List<String> catalog();
+
+    /**
+     * The DDL of the schedule tables ({@code rowqueue_schedules}, {@code rowqueue_schedule_slots}).
+     *
+     * @return the statements, in order
+     */
+    default List<String> schedules() {
+        throw new UnsupportedOperationException(getClass().getName() + " renders no schedule tables");
+    }
 
     /**
      * @param name    the ring name

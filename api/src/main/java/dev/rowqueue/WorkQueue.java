@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A work queue that many consumers pop concurrently without ever holding the same job at the same time.
@@ -223,6 +224,49 @@ public interface WorkQueue {
      * @throws IllegalArgumentException for a limit outside 1 to 1,000, before any SQL runs
      */
     Map<String, QueueStats> statsByKey(int limit);
+
+    /**
+     * Looks a job up by id, in any state: one statement on the primary key.
+     *
+     * @param id a job id, 1 or more
+     * @return the job as it is now, or empty if no job has this id (never had, or it was acked, cancelled or purged)
+     * @throws IllegalArgumentException for an id below 1, before any SQL runs
+     */
+    Optional<JobInfo> job(long id);
+
+    /**
+     * Lists jobs by state (or every state), optionally of one key, newest or oldest first, one keyset page at a time:
+     * one statement per page, however deep the page. Meant for operators (the console's job pages), not for a hot
+     * path; see docs/console.md for what the statement costs.
+     *
+     * @param query state, key, order, cursor and page size (checked when the query was made)
+     * @return the page, with the query of the next one if there are more jobs
+     * @throws NullPointerException for a {@code null} query, before any SQL runs
+     */
+    JobPage jobs(JobQuery query);
+
+    /**
+     * Cancels a job that is ready or scheduled: it is deleted, and no consumer will get it. A job that a consumer
+     * holds under a live lease is refused ({@link CancelOutcome#LEASED}): the consumer may be running it, and it stays
+     * that consumer's to ack, nack or release. A cancel and a claim racing for one job never both succeed: the
+     * database decides which came first. Dead jobs are refused too ({@link CancelOutcome#DEAD}: revive or purge them).
+     *
+     * @param id a job id, 1 or more
+     * @return what happened; only {@link CancelOutcome#CANCELLED} changed anything
+     * @throws IllegalArgumentException for an id below 1, before any SQL runs
+     */
+    CancelOutcome cancel(long id);
+
+    /**
+     * Jobs enqueued, finished (acked) and failed per minute over the last hour, as every process that records activity
+     * counted them ({@link RowQueues.Builder#recordActivity(boolean)}, on by default). Recording costs no statement per
+     * job: each process counts in memory and writes its counts of every queue in one batched {@code INSERT} per
+     * minute, and every tenth minute deletes rows older than an hour. Counts are of operations that returned, including
+     * those on a caller's connection whose transaction later rolled back. Reading is one statement.
+     *
+     * @return {@value QueueActivity#MINUTES} minutes, oldest first, ending with the current one
+     */
+    QueueActivity activity();
 
     /**
      * A view of this queue whose operations run on the caller's connection, inside the caller's transaction

@@ -77,7 +77,12 @@ final class BoundExecutor implements Executor {
 
     private <R> R underSavepoint(SqlOp<R> op) throws SQLException {
         for (int attempt = 1; ; attempt++) {
-            Savepoint sp = connection.setSavepoint();
+            Savepoint sp;
+            try {
+                sp = connection.setSavepoint();
+            } catch (java.sql.SQLFeatureNotSupportedException e) {
+                return op.run(connection); // no savepoints: a lost race fails the caller's transaction
+            }
             try {
                 return op.run(connection);
             } catch (SQLException e) {

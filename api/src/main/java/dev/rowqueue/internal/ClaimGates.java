@@ -112,6 +112,34 @@ final class ClaimGates {
 
     private final int permits;
     private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
+    /** Gates shared by every instance on one database in this JVM ({@link #of}), by database and permits. */
+    private static final ConcurrentHashMap<String, ClaimGates> SHARED = new ConcurrentHashMap<>();
+
+    /**
+     * @param permits  claims of one queue at once
+     * @param database the database's identity where the instances on it in this JVM share their gates (consumers
+     *                 of different instances then take turns too), or {@code null} for gates of this instance's own
+     * @return the gates
+     */
+    static ClaimGates of(int permits, String database) {
+        if (database == null || permits == Integer.MAX_VALUE) {
+            return new ClaimGates(permits);
+        }
+        return SHARED.computeIfAbsent(permits + " " + database, k -> new ClaimGates(permits));
+    }
+
+    /**
+     * Whether the instances on one database share their claim gates: where the portable dialect found that reads
+     * wait for writers ({@link dev.rowqueue.spi.PortableFeatures.Concurrency#readsWaitForWriters}). Consumers that
+     * ack and claim in one transaction there wait for each other's rows; two such claims of one queue from two
+     * instances can wait in a cycle, which such a database may find only after seconds (Derby: 20 s).
+     *
+     * @param dialect the dialect
+     * @return whether to share
+     */
+    static boolean sharedPerDatabase(dev.rowqueue.spi.Dialect dialect) {
+        return dialect instanceof dev.rowqueue.spi.PortableDialect p && p.concurrency().readsWaitForWriters();
+    }
 
     /**
      * @param permits claims of one queue at once, at least 1

@@ -10,6 +10,8 @@ import dev.rowqueue.RingOptions;
 import dev.rowqueue.RingQueue;
 import dev.rowqueue.RowQueueException;
 import dev.rowqueue.RowQueues;
+import dev.rowqueue.ScheduleListener;
+import dev.rowqueue.Schedules;
 import dev.rowqueue.SchemaScripts;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkQueueOptions;
@@ -44,7 +46,18 @@ public final class DefaultRowQueues implements RowQueues {
     public record Settings(DataSource dataSource, List<DialectProvider> dialects, String dialectName,
                            Map<String, String> dialectOptions, boolean createSchema, RetryPolicy retry,
                            int maxPayloadLength, Duration pollInterval, int claimConcurrency,
-                           TransactionBinding transactionBinding, List<OperationListener> operationListeners) {
+                           TransactionBinding transactionBinding, List<OperationListener> operationListeners,
+                           boolean recordActivity, Scheduling scheduling) {
+    }
+
+    /**
+     * The scheduler's settings.
+     *
+     * @param enabled      whether this instance fires due schedules once {@code schedules()} was used
+     * @param pollInterval how often it looks for due schedules
+     * @param listeners    told what it fired
+     */
+    public record Scheduling(boolean enabled, Duration pollInterval, List<ScheduleListener> listeners) {
     }
 
     /**
@@ -52,18 +65,18 @@ public final class DefaultRowQueues implements RowQueues {
      * {@code operations} where no operation listener is registered. Claims on a caller's connection pass no gate.
      */
     record Context(Dialect dialect, Executor executor, int maxPayloadLength, Duration pollInterval,
-                   WakeupSource wakeups, ClaimGates claimGates, Operations operations, Lifecycle lifecycle,
-                   SchemaManager schema) {
+                   WakeupSource wakeups, ClaimGates claimGates, Operations operations, ActivityRecorder activity,
+                   Lifecycle lifecycle, SchemaManager schema) {
         Context bound(Connection connection) {
             return new Context(dialect, new BoundExecutor(connection, dialect), maxPayloadLength, pollInterval,
-                    wakeups, ClaimGates.NONE, operations, lifecycle, schema);
+                    wakeups, ClaimGates.NONE, operations, activity, lifecycle, schema);
         }
 
         /** @return this context for work that never joins a caller's transaction (a worker's) */
         Context own() {
             return executor instanceof JoiningExecutor j
                     ? new Context(dialect, j.own(), maxPayloadLength, pollInterval, wakeups, claimGates, operations,
-                            lifecycle, schema)
+                            activity, lifecycle, schema)
                     : this;
         }
 
@@ -95,11 +108,17 @@ public final class DefaultRowQueues implements RowQueues {
     private final Context context;
     private final SchemaManager schema;
     private final DatabaseInfo info;
+    private final Executor pooled;
+    private final Scheduling scheduling;
+    private DefaultSchedules schedules;
 
-    private DefaultRowQueues(Context context, SchemaManager schema, DatabaseInfo info) {
+    private DefaultRowQueues(Context context, SchemaManager schema, DatabaseInfo info, Executor pooled,
+                             Scheduling scheduling) {
         this.context = context;
         this.schema = schema;
         this.info = info;
+        this.pooled = pooled;
+        this.scheduling = scheduling;
     }
 
     /**
@@ -109,12 +128,17 @@ public final class DefaultRowQueues implements RowQueues {
     public static RowQueues create(Settings s) {
         DatabaseProduct product;
         Dialect dialect;
+        String database;
         try (Connection c = s.dataSource().getConnection()) {
             product = DatabaseProduct.of(c.getMetaData());
+            database = dev.rowqueue.spi.Jdbc.databaseIdentity(c.getMetaData());
             dialect = DialectResolver.resolve(s.dialects(), s.dialectName(), product, s.dialectOptions(), c);
         } catch (SQLException e) {
             throw new RowQueueException("cannot read the database's metadata, or ask it what it accepts, to choose a dialect: "
                     + Errors.describe(e), e);
+        }
+        if (dialect instanceof dev.rowqueue.spi.PortableDialect p) { // how transactions meet: two connections
+            dialect = p.withConcurrency(dev.rowqueue.spi.PortableFeatures.concurrency(s.dataSource()));
         }
         int max = dialect.maxPayloadLength();
         if (s.maxPayloadLength() > max) {
@@ -133,14 +157,19 @@ public final class DefaultRowQueues implements RowQueues {
         // tables and the catalog never join a caller's transaction: DDL commits on some databases, and a creation
         // rolled back with the caller's transaction would be remembered as done
         SchemaManager schema = new SchemaManager(dialect, pooled, s.createSchema());
-        Context context = new Context(dialect, executor, max, s.pollInterval(), wakeups, new ClaimGates(claims),
-                Operations.of(s.operationListeners()), new Lifecycle(), schema);
+        Context context = new Context(dialect, executor, max, s.pollInterval(), wakeups,
+                ClaimGates.of(claims, ClaimGates.sharedPerDatabase(dialect) ? database : null),
+                Operations.of(s.operationListeners()), s.recordActivity()
+                        ? new ActivityRecorder(dialect, pooled, true, System::currentTimeMillis)
+                        : ActivityRecorder.off(dialect, pooled),
+                new Lifecycle(), schema);
         DatabaseInfo info = new DatabaseInfo(product.productName(), product.productVersion(),
                 product.driverName() + " " + product.driverVersion(), dialect.name(), dialect.capabilities(), max);
         log.info("rowqueue: {} served by dialect '{}' with {}; claims of one queue at once: {}",
                 dialect, dialect.name(), dialect.capabilities(),
                 claims == Integer.MAX_VALUE ? "no limit" : claims);
-        return new DefaultRowQueues(context, schema, info);
+        return new DefaultRowQueues(context, schema, info, pooled,
+                s.scheduling() != null ? s.scheduling() : new Scheduling(true, Duration.ofSeconds(1), List.of()));
     }
 
     @Override
@@ -203,6 +232,28 @@ public final class DefaultRowQueues implements RowQueues {
     }
 
     @Override
+    public synchronized Schedules schedules() {
+        context.lifecycle().check();
+        if (schedules == null) {
+            schema.ensureSchedules();
+            Lifecycle lifecycle = context.lifecycle();
+            Executor checked = new Executor() { // a closed instance's schedules handle refuses too
+                @Override
+                public <R> R run(String what, dev.rowqueue.spi.SqlOp<R> op) {
+                    lifecycle.check();
+                    return pooled.run(what, op);
+                }
+            };
+            schedules = new DefaultSchedules(context.dialect(), checked, schema, context.maxPayloadLength(),
+                    scheduling.pollInterval(), scheduling.listeners());
+            if (scheduling.enabled()) {
+                schedules.start();
+            }
+        }
+        return schedules;
+    }
+
+    @Override
     public DatabaseInfo database() {
         return info;
     }
@@ -212,7 +263,15 @@ public final class DefaultRowQueues implements RowQueues {
         if (context.lifecycle().closed()) {
             return;
         }
-        context.lifecycle().close();
+        DefaultSchedules running;
+        synchronized (this) {
+            running = schedules;
+        }
+        if (running != null) {
+            running.close(); // first: a fire in progress ends before anything else is released
+        }
+        context.lifecycle().close(); // stops the workers, whose last counts the activity recorder then writes
+        context.activity().close();
         if (context.wakeups() != null) {
             context.wakeups().close();
         }

@@ -23,7 +23,14 @@ public final class DefaultSchemaScripts implements SchemaScripts {
 
     @Override
     public List<String> catalog() {
-        return dialect.catalogDdl();
+        List<String> ddl = new java.util.ArrayList<>(dialect.catalogDdl());
+        ddl.addAll(dialect.activityDdl());
+        return List.copyOf(ddl);
+    }
+
+    @Override
+    public List<String> schedules() {
+        return dialect.scheduleDdl();
     }
 
     @Override

@@ -1,10 +1,15 @@
 package dev.rowqueue.internal;
 
+import dev.rowqueue.CancelOutcome;
 import dev.rowqueue.Enqueue;
 import dev.rowqueue.Handoff;
 import dev.rowqueue.Job;
+import dev.rowqueue.JobInfo;
+import dev.rowqueue.JobPage;
+import dev.rowqueue.JobQuery;
 import dev.rowqueue.Operation;
 import dev.rowqueue.JobHandler;
+import dev.rowqueue.QueueActivity;
 import dev.rowqueue.QueueKind;
 import dev.rowqueue.QueueStats;
 import dev.rowqueue.TransientRowQueueException;
@@ -27,6 +32,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
@@ -100,7 +106,9 @@ final class DefaultWorkQueue implements WorkQueue {
         Validation.payload(payload, context.maxPayloadLength());
         long delay = Validation.notNegative("delay", how.delay());
         created();
-        return context.executor().run("enqueue into " + name, enqueue(List.of(payload), how, delay))[0];
+        long id = context.executor().run("enqueue into " + name, enqueue(List.of(payload), how, delay))[0];
+        context.activity().record(name, ActivityRecorder.ENQUEUED, 1);
+        return id;
     }
 
     /** The store's enqueue, with the keys of {@code how} (validated by {@link Enqueue}) where it has any. */
@@ -129,6 +137,7 @@ final class DefaultWorkQueue implements WorkQueue {
         }
         created();
         long[] ids = context.executor().run("enqueue into " + name, enqueue(checked, how, delay));
+        context.activity().record(name, ActivityRecorder.ENQUEUED, ids.length);
         List<Long> result = new ArrayList<>(ids.length);
         for (long id : ids) {
             result.add(id);
@@ -218,8 +227,9 @@ final class DefaultWorkQueue implements WorkQueue {
             }
         }
         long[] ids = exhausted.stream().mapToLong(Long::longValue).toArray();
-        ctx.executor().run("move exhausted jobs of " + name + " to dead letters",
+        int buried = ctx.executor().run("move exhausted jobs of " + name + " to dead letters",
                 store.bury(ids, token, "lease expired without ack " + max + " times (consumer crashed or stalled)"));
+        ctx.activity().record(name, ActivityRecorder.FAILED, buried);
         return deliver;
     }
 
@@ -231,7 +241,12 @@ final class DefaultWorkQueue implements WorkQueue {
 
     private boolean ackNow(Job job) {
         Validation.job(job);
-        return context.executor().run("ack job " + job.id() + " of " + name, store.ack(job.id(), job.leaseToken()));
+        boolean acked = context.executor().run("ack job " + job.id() + " of " + name,
+                store.ack(job.id(), job.leaseToken()));
+        if (acked) {
+            context.activity().record(name, ActivityRecorder.FINISHED, 1);
+        }
+        return acked;
     }
 
     @Override
@@ -267,6 +282,7 @@ final class DefaultWorkQueue implements WorkQueue {
             return new Handoff(List.of(), List.of());
         }
         WorkStore.AckedAndClaimed result = claimCombined(ids, tokens, max);
+        context.activity().record(name, ActivityRecorder.FINISHED, result.acked().size());
         List<Job> lost = new ArrayList<>();
         for (Job job : jobs) {
             if (!result.acked().contains(job.id())) {
@@ -329,8 +345,12 @@ final class DefaultWorkQueue implements WorkQueue {
         Validation.job(job);
         long delay = Validation.notNegative("retryDelay", retryDelay);
         String text = Validation.errorText(error, Dialect.ERROR_LENGTH);
-        return context.executor().run("nack job " + job.id() + " of " + name,
+        boolean nacked = context.executor().run("nack job " + job.id() + " of " + name,
                 store.nack(job.id(), job.leaseToken(), delay, options.maxAttempts(), text));
+        if (nacked) {
+            context.activity().record(name, ActivityRecorder.FAILED, 1);
+        }
+        return nacked;
     }
 
     @Override
@@ -463,6 +483,63 @@ final class DefaultWorkQueue implements WorkQueue {
             return Map.of();
         }
         return context.executor().run("count jobs of " + name + " by key", store.statsByKey(limit));
+    }
+
+    @Override
+    public Optional<JobInfo> job(long id) {
+        Operations ops = context.operations();
+        return ops == null ? jobNow(id) : ops.run(name, Operation.JOB, () -> jobNow(id), j -> j.isPresent() ? 1 : 0);
+    }
+
+    private Optional<JobInfo> jobNow(long id) {
+        Validation.jobId(id);
+        if (!present()) {
+            return Optional.empty();
+        }
+        return context.executor().run("look up job " + id + " of " + name, store.job(id));
+    }
+
+    @Override
+    public JobPage jobs(JobQuery query) {
+        Objects.requireNonNull(query, "query");
+        Operations ops = context.operations();
+        return ops == null ? jobsNow(query) : ops.run(name, Operation.JOBS, () -> jobsNow(query), p -> p.jobs().size());
+    }
+
+    private JobPage jobsNow(JobQuery q) {
+        if (!present()) {
+            return new JobPage(q, List.of(), false);
+        }
+        // one more than the page, to tell whether another page follows
+        List<JobInfo> jobs = context.executor().run("list jobs of " + name,
+                store.jobs(q.state(), q.key(), q.descending(), q.after(), q.limit() + 1));
+        boolean more = jobs.size() > q.limit();
+        return new JobPage(q, more ? jobs.subList(0, q.limit()) : jobs, more);
+    }
+
+    @Override
+    public CancelOutcome cancel(long id) {
+        Operations ops = context.operations();
+        return ops == null ? cancelNow(id)
+                : ops.run(name, Operation.CANCEL, () -> cancelNow(id), o -> o.cancelled() ? 1 : 0);
+    }
+
+    private CancelOutcome cancelNow(long id) {
+        Validation.jobId(id);
+        if (!present()) {
+            return CancelOutcome.NOT_FOUND;
+        }
+        return context.executor().run("cancel job " + id + " of " + name, store.cancel(id));
+    }
+
+    @Override
+    public QueueActivity activity() {
+        Operations ops = context.operations();
+        return ops == null ? activityNow() : ops.run(name, Operation.ACTIVITY, this::activityNow, Operations.ONE);
+    }
+
+    private QueueActivity activityNow() {
+        return context.activity().read(name, context.executor());
     }
 
     /** @return the lifecycle of the instance this handle belongs to */

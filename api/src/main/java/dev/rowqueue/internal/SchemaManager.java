@@ -33,6 +33,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -68,6 +69,14 @@ final class SchemaManager {
     /** Queues found missing and logged so, each once until it exists. */
     private final Set<String> missing = ConcurrentHashMap.newKeySet();
     private volatile boolean catalogReady;
+    /**
+     * One lock per database ({@link dev.rowqueue.spi.Jdbc#databaseIdentity}) for every instance in this JVM: schema
+     * creation of one database runs one queue at a time. Connections creating one queue's tables and indexes at the
+     * same moment can otherwise wait for each other where the database cannot see the cycle (Derby's compile
+     * monitor), which only a lock timeout ends.
+     */
+    private static final Map<String, ReentrantLock> CREATING = new ConcurrentHashMap<>();
+    private volatile ReentrantLock creating;
 
     SchemaManager(Dialect dialect, Executor executor, boolean create) {
         this.dialect = dialect;
@@ -143,6 +152,33 @@ final class SchemaManager {
             check(known, d);
             return known;
         }
+        ReentrantLock lock = creating();
+        lock.lock();
+        try {
+            return ensureLocked(d);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return the lock of this database's schema creation in this JVM */
+    private ReentrantLock creating() {
+        ReentrantLock lock = creating;
+        if (lock == null) {
+            String database = executor.run("identify the database", SqlOp.read(
+                    c -> dev.rowqueue.spi.Jdbc.databaseIdentity(c.getMetaData())));
+            lock = CREATING.computeIfAbsent(database, k -> new ReentrantLock());
+            creating = lock;
+        }
+        return lock;
+    }
+
+    private QueueInfo ensureLocked(Definition d) {
+        QueueInfo known = ensured.get(d.name());
+        if (known != null) {
+            check(known, d);
+            return known;
+        }
         ensureCatalog();
         List<QueueInfo> catalog = readCatalog();
         Optional<QueueInfo> existing = catalog.stream().filter(q -> q.name().equals(d.name())).findFirst();
@@ -150,7 +186,8 @@ final class SchemaManager {
         if (existing.isEmpty()) {
             checkCollisions(catalog, d);
         }
-        List<DdlFailure> failures = create ? createAll(ddl(d)) : List.of();
+        List<DdlFailure> failures = create && (dialect.reissuesExistingSchema() || !exist(probes(d.name(), d.kind())))
+                ? createAll(ddl(d)) : List.of();
         if (existing.isPresent() && d.kind() == QueueKind.WORK) {
             upgradeWorkQueue(d.name());
         }
@@ -288,6 +325,11 @@ final class SchemaManager {
         }));
     }
 
+    /** @return whether every table has its columns ({@link Dialect#reissuesExistingSchema()}) */
+    private boolean exist(Map<String, String> probes) {
+        return probes.entrySet().stream().allMatch(p -> hasColumns(p.getKey(), p.getValue()));
+    }
+
     /** @return whether a statement selecting the columns from the table succeeds */
     private boolean hasColumns(String table, String columns) {
         try {
@@ -337,13 +379,52 @@ final class SchemaManager {
         if (catalogReady) {
             return;
         }
-        synchronized (this) {
+        ReentrantLock lock = creating();
+        lock.lock();
+        try {
             if (catalogReady) {
                 return;
             }
-            List<DdlFailure> failures = create ? createAll(dialect.catalogDdl()) : List.of();
+            List<DdlFailure> failures = create && (dialect.reissuesExistingSchema()
+                    || !exist(Map.of(Dialect.CATALOG_TABLE, CATALOG_COLUMNS))) ? createAll(dialect.catalogDdl()) : List.of();
             probeAll(Map.of(Dialect.CATALOG_TABLE, CATALOG_COLUMNS), failures);
+            // the activity table came after the catalog: created here for new and old catalogs alike; not probed, a
+            // missing one costs only the activity (its writes log once, its reads say what to run)
+            if (create) {
+                logFailures(createAll(dialect.activityDdl()), List.of(Dialect.ACTIVITY_TABLE));
+            }
             catalogReady = true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The schedule tables' columns, as probed. */
+    static final String SCHEDULE_COLUMNS = "schedule_name, spec, queue_name, payload, job_key, missed, paused, next_ms,"
+            + " last_job, revision, created_ms";
+    static final String SLOT_COLUMNS = "schedule_name, slot_ms, fired_ms";
+    private volatile boolean schedulesReady;
+
+    /**
+     * Makes sure the schedule tables exist: created with the catalog when schedules are first used, on a new schema or
+     * an existing one (the same idempotent path as the catalog: "already exists" from another node is expected, then
+     * the tables are probed).
+     */
+    void ensureSchedules() {
+        if (schedulesReady) {
+            return;
+        }
+        ensureCatalog();
+        synchronized (this) {
+            if (schedulesReady) {
+                return;
+            }
+            List<DdlFailure> failures = create ? createAll(dialect.scheduleDdl()) : List.of();
+            Map<String, String> probes = new LinkedHashMap<>();
+            probes.put(dev.rowqueue.spi.Schema.SCHEDULES_TABLE, SCHEDULE_COLUMNS);
+            probes.put(dev.rowqueue.spi.Schema.SCHEDULE_SLOTS_TABLE, SLOT_COLUMNS);
+            probeAll(probes, failures);
+            schedulesReady = true;
         }
     }
 

@@ -197,6 +197,18 @@ public final class Validation {
     }
 
     /**
+     * @param id a job id
+     * @return the id
+     * @throws IllegalArgumentException if it is below 1 (no job has such an id)
+     */
+    public static long jobId(long id) {
+        if (id < 1) {
+            throw new IllegalArgumentException("a job id is 1 or more, got " + id);
+        }
+        return id;
+    }
+
+    /**
      * @param what  the argument
      * @param value a count
      * @return the value

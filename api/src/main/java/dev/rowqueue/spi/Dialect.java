@@ -37,6 +37,8 @@ public abstract class Dialect {
     public static final int ERROR_LENGTH = 1000;
     /** The catalog table's name. */
     public static final String CATALOG_TABLE = "rowqueue_catalog";
+    /** The table of work queues' activity per minute ({@link Schema#activity()}). */
+    public static final String ACTIVITY_TABLE = "rowqueue_activity";
 
     /** The database this dialect instance serves. */
     protected final DatabaseProduct product;
@@ -135,6 +137,19 @@ public abstract class Dialect {
      */
     public dev.rowqueue.RetryPolicy defaultRetryPolicy() {
         return dev.rowqueue.RetryPolicy.defaults();
+    }
+
+    /**
+     * Whether the core issues the schema's DDL ({@code CREATE TABLE IF NOT EXISTS} and the like) every time a queue is
+     * first opened in a JVM, even when its tables exist. A database where DDL replicates to other servers and can break
+     * them when several run it at once (MySQL Group Replication) returns {@code false}: the core then first checks
+     * that the tables exist, with the same probes it runs after creating them, and issues the DDL only for what is
+     * missing.
+     *
+     * @return {@code true} (the portable default)
+     */
+    public boolean reissuesExistingSchema() {
+        return true;
     }
 
     /**
@@ -406,6 +421,22 @@ public abstract class Dialect {
     /** @return the catalog table's DDL ({@link Schema#catalog()}) */
     public List<String> catalogDdl() {
         return create(Schema.catalog());
+    }
+
+    /**
+     * @return the activity table's DDL ({@link Schema#activity()}), created with the catalog (and, on a database whose
+     *         catalog is older than the table, when the catalog is next checked)
+     */
+    public List<String> activityDdl() {
+        return create(Schema.activity());
+    }
+
+    /**
+     * @return the DDL of the schedule tables ({@link Schema#schedules()} and {@link Schema#scheduleSlots()}), created
+     *         with the catalog when schedules are first used, on new and existing schemas alike
+     */
+    public List<String> scheduleDdl() {
+        return create(Schema.schedules(), Schema.scheduleSlots());
     }
 
     /**

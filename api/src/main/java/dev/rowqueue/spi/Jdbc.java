@@ -29,6 +29,20 @@ public final class Jdbc {
     }
 
     /**
+     * Which database a connection reaches, as far as this JVM can tell: the URL and the user its driver reports.
+     * Instances of {@code RowQueues} on one database share what is kept per database (the portable dialect's probe
+     * answers, the lock that serialises schema creation).
+     *
+     * @param md a connection's metadata
+     * @return the URL and the user, or the connection's class where the driver reports no URL
+     * @throws SQLException from the driver
+     */
+    public static String databaseIdentity(java.sql.DatabaseMetaData md) throws SQLException {
+        String url = md.getURL();
+        return (url == null ? md.getConnection().getClass().getName() : url) + " as " + md.getUserName();
+    }
+
+    /**
      * Maps a row selected with {@link #JOB_COLUMNS}.
      *
      * @param rs      a result set on a row
@@ -148,7 +162,12 @@ public final class Jdbc {
      */
     public static boolean insertUnlessExists(Connection connection, Dialect dialect, SqlAction insert)
             throws SQLException {
-        Savepoint sp = connection.setSavepoint();
+        Savepoint sp;
+        try {
+            sp = connection.setSavepoint();
+        } catch (java.sql.SQLFeatureNotSupportedException e) {
+            return insertOrRunAgain(dialect, insert);
+        }
         try {
             insert.run();
         } catch (SQLException e) {
@@ -160,6 +179,25 @@ public final class Jdbc {
         }
         release(connection, dialect, sp);
         return true;
+    }
+
+    /**
+     * {@link #insertUnlessExists} where the driver has no savepoints: a lost creation race fails the whole transaction
+     * as a serialization failure (SQLState 40001, the duplicate key as its cause), which the core rolls back and runs
+     * again; the next attempt finds the row the winner created.
+     */
+    private static boolean insertOrRunAgain(Dialect dialect, SqlAction insert) throws SQLException {
+        try {
+            insert.run();
+            return true;
+        } catch (SQLException e) {
+            if (dialect.classify(e) != SqlErrorKind.DUPLICATE_KEY) {
+                throw e;
+            }
+            throw new java.sql.SQLTransactionRollbackException("another transaction created the row at the same"
+                    + " moment, and the driver has no savepoints to go on without it: the transaction runs again",
+                    "40001", e);
+        }
     }
 
     /**

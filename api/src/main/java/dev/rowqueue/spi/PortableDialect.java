@@ -27,6 +27,7 @@ public final class PortableDialect extends Dialect {
     public static final char KEY_MARKER = '~';
 
     private final PortableFeatures features;
+    private final PortableFeatures.Concurrency concurrency;
     private final ColumnTypes types;
     private final KeyCodec keys;
 
@@ -45,8 +46,19 @@ public final class PortableDialect extends Dialect {
      * @param features what the database accepts ({@link PortableFeatures#probe})
      */
     public PortableDialect(DatabaseProduct product, PortableFeatures features) {
+        this(product, features, PortableFeatures.Concurrency.UNKNOWN);
+    }
+
+    /**
+     * @param product     the database
+     * @param features    what the database accepts ({@link PortableFeatures#of})
+     * @param concurrency how two transactions on one row meet there ({@link PortableFeatures#concurrency})
+     */
+    public PortableDialect(DatabaseProduct product, PortableFeatures features,
+                           PortableFeatures.Concurrency concurrency) {
         super(product);
         this.features = features;
+        this.concurrency = java.util.Objects.requireNonNull(concurrency, "concurrency");
         this.keys = switch (features.keyForm()) {
             case EXACT -> KeyCodec.TEXT;
             case MARKED -> MARKED;
@@ -72,6 +84,34 @@ public final class PortableDialect extends Dialect {
         return features;
     }
 
+    /** @return how two transactions on one row were found to meet */
+    public PortableFeatures.Concurrency concurrency() {
+        return concurrency;
+    }
+
+    /**
+     * @param found how two transactions on one row meet ({@link PortableFeatures#concurrency})
+     * @return this dialect, knowing it
+     */
+    public PortableDialect withConcurrency(PortableFeatures.Concurrency found) {
+        return new PortableDialect(product(), features, found);
+    }
+
+    /** Attempts of an operation where a second writer of a row fails instead of waiting ({@link #defaultRetryPolicy}). */
+    static final int CONFLICT_ATTEMPTS = 32;
+
+    /**
+     * Where a second writer of a row fails at once instead of waiting ({@link PortableFeatures.Concurrency#writeConflict}),
+     * producers and consumers of one hot row (a ring's head, a counter, a claim gate) take turns by retrying: many
+     * more attempts ({@value #CONFLICT_ATTEMPTS}), each after a pause with jitter that doubles up to half a second.
+     */
+    @Override
+    public dev.rowqueue.RetryPolicy defaultRetryPolicy() {
+        dev.rowqueue.RetryPolicy d = dev.rowqueue.RetryPolicy.defaults();
+        return concurrency.writeConflict() == null ? d
+                : new dev.rowqueue.RetryPolicy(CONFLICT_ATTEMPTS, d.initialBackoff(), d.maxBackoff());
+    }
+
     @Override
     public String nowMillis() {
         return features.castParameters() ? "CAST(:now AS BIGINT)" : ":now";
@@ -90,6 +130,38 @@ public final class PortableDialect extends Dialect {
     @Override
     protected boolean supportsIfNotExists() {
         return features.ifNotExists();
+    }
+
+    /**
+     * Where ids come from a sequence ({@link PortableFeatures#sequence()}), a table with the id column is created
+     * after its sequence, named after the table ({@link WorkTables#sequence()}: the jobs table is named like its
+     * queue). A sequence that exists already (another node created it, or a dropped queue of the same name left it)
+     * counts as created.
+     */
+    @Override
+    protected List<String> tableDdl(Schema.Table t) {
+        List<String> ddl = super.tableDdl(t);
+        if (features.sequence() == null || !hasIdentity(t)) {
+            return ddl;
+        }
+        List<String> all = new java.util.ArrayList<>();
+        all.add(features.sequence().replace(PortableFeatures.SEQUENCE, sequenceOf(t)));
+        all.addAll(ddl);
+        return all;
+    }
+
+    @Override
+    protected String createTable(Schema.Table t) {
+        String create = super.createTable(t);
+        return features.sequence() == null ? create : create.replace(PortableFeatures.SEQUENCE, sequenceOf(t));
+    }
+
+    private static boolean hasIdentity(Schema.Table t) {
+        return t.columns().stream().anyMatch(c -> c.type() == Schema.Type.IDENTITY);
+    }
+
+    private static String sequenceOf(Schema.Table t) {
+        return WorkTables.of(t.name()).sequence();
     }
 
     /**
@@ -123,6 +195,17 @@ public final class PortableDialect extends Dialect {
         return super.createIndex(t, index);
     }
 
+    /**
+     * Where {@code ADD COLUMN} takes no constraint ({@link PortableFeatures#addsConstrainedColumns()} false), the
+     * column is added with its default only: the default fills the existing rows, and rowqueue writes no NULL into it.
+     */
+    @Override
+    protected String addColumn(Schema.Table t, Schema.Column c) {
+        String add = super.addColumn(t, c);
+        return features.addsConstrainedColumns() || !add.endsWith(" NOT NULL") ? add
+                : add.substring(0, add.length() - " NOT NULL".length());
+    }
+
     @Override
     public String limit(String parameter) {
         return switch (features.limit()) {
@@ -151,6 +234,9 @@ public final class PortableDialect extends Dialect {
     /** Nothing to run where the identity moves past explicitly inserted ids by itself. */
     @Override
     public List<String> restartIdentity(WorkTables t, long nextId) {
+        if (features.sequence() != null) {
+            return List.of("ALTER SEQUENCE " + t.sequence() + " RESTART WITH " + nextId);
+        }
         return features.identityFollows() ? List.of() : super.restartIdentity(t, nextId);
     }
 
@@ -171,12 +257,15 @@ public final class PortableDialect extends Dialect {
         if (features.undefinedTable() != null && features.undefinedTable().matches(e)) {
             return SqlErrorKind.UNDEFINED_TABLE;
         }
+        if (concurrency.writeConflict() != null && concurrency.writeConflict().matches(e)) {
+            return SqlErrorKind.ROLLED_BACK;
+        }
         return super.classifyOne(e);
     }
 
     @Override
     public String toString() {
-        return super.toString() + " (" + features + ")";
+        return super.toString() + " (" + features + "; " + concurrency + ")";
     }
 
     /** Stored forms of keys: {@link PortableFeatures.KeyForm#MARKED}. */
@@ -254,12 +343,12 @@ public final class PortableDialect extends Dialect {
             return new PortableDialect(product);
         }
 
-        /** Asks the database what it accepts ({@link PortableFeatures#probe}). */
+        /** Asks the database what it accepts, once per database in this JVM ({@link PortableFeatures#of}). */
         @Override
         public Dialect create(DatabaseProduct product, Map<String, String> options, Connection connection)
                 throws SQLException {
             checkNoOptions(options);
-            return new PortableDialect(product, PortableFeatures.probe(connection));
+            return new PortableDialect(product, PortableFeatures.of(connection));
         }
 
         private static void checkNoOptions(Map<String, String> options) {

@@ -202,6 +202,67 @@ public final class Schema {
                 List.of("queue_name"), List.of(), List.of());
     }
 
+    /** The schedules table's name. */
+    public static final String SCHEDULES_TABLE = "rowqueue_schedules";
+    /** The fired slots table's name. */
+    public static final String SCHEDULE_SLOTS_TABLE = "rowqueue_schedule_slots";
+
+    /**
+     * The schedules: one row per schedule, with its definition ({@code spec} is a schedule's canonical text), its next
+     * slot, whether it is paused, the job a fixed delay waits for, and a revision that every change bumps (the
+     * scheduler advances a schedule with a compare-and-set on it).
+     *
+     * @return the table
+     */
+    public static Table schedules() {
+        return new Table(SCHEDULES_TABLE, List.of(
+                Column.label("schedule_name", 64, true),
+                Column.label("spec", 400, true),
+                Column.label("queue_name", 64, true),
+                Column.of("payload", Type.PAYLOAD),
+                Column.nullable("job_key", Type.PAYLOAD),
+                Column.label("missed", 16, true),
+                Column.of("paused", Type.INT16),
+                Column.of("next_ms", Type.INT64),
+                Column.nullable("last_job", Type.INT64),
+                Column.of("revision", Type.INT64),
+                Column.of("created_ms", Type.INT64)),
+                List.of("schedule_name"),
+                List.of(Index.on("rowqueue_schedules_due", false, "paused", "next_ms")), List.of());
+    }
+
+    /**
+     * The slots that got their job: the primary key {@code (schedule_name, slot_ms)} is what makes one job per
+     * (schedule, slot) however many schedulers race. Rows older than a day are deleted as schedules fire.
+     *
+     * @return the table
+     */
+    public static Table scheduleSlots() {
+        return new Table(SCHEDULE_SLOTS_TABLE, List.of(
+                Column.label("schedule_name", 64, true),
+                Column.of("slot_ms", Type.INT64),
+                Column.of("fired_ms", Type.INT64)),
+                List.of("schedule_name", "slot_ms"), List.of(), List.of());
+    }
+
+    /**
+     * The activity of work queues ({@link dev.rowqueue.WorkQueue#activity()}): one row per queue, minute and flush of a
+     * process's in-memory counts ({@code flush_id} is random per flush, so flushes never collide); rows older than an
+     * hour are deleted. Created with the catalog.
+     *
+     * @return the table
+     */
+    public static Table activity() {
+        return new Table(Dialect.ACTIVITY_TABLE, List.of(
+                Column.label("queue_name", 64, true),
+                Column.of("minute_ms", Type.INT64),
+                Column.of("flush_id", Type.INT64),
+                Column.of("n_enqueued", Type.INT64),
+                Column.of("n_finished", Type.INT64),
+                Column.of("n_failed", Type.INT64)),
+                List.of("queue_name", "minute_ms", "flush_id"), List.of(), List.of());
+    }
+
     /**
      * @param t        a ring's tables
      * @param indexSeq whether to index {@code (grp, seq)} uniquely

@@ -1,12 +1,16 @@
 package dev.rowqueue.spi;
 
+import dev.rowqueue.CancelOutcome;
 import dev.rowqueue.Job;
+import dev.rowqueue.JobInfo;
+import dev.rowqueue.JobState;
 import dev.rowqueue.QueueStats;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -14,6 +18,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -51,6 +56,12 @@ public class StandardWorkStore implements WorkStore {
 
     /** How many times an enqueue with a unique key inserts after the live job that held the key ended meanwhile. */
     protected static final int UNIQUE_ATTEMPTS = 16;
+
+    /** The columns {@link #jobInfo} reads, but the state. */
+    private static final String INFO_COLUMNS = Jdbc.JOB_COLUMNS + ", unique_key";
+
+    /** How many times a cancel that found its job ready or scheduled after its delete missed it deletes again. */
+    private static final int CANCEL_ATTEMPTS = 3;
 
     /** Which candidates a claim or rotation looks for. */
     protected enum Candidates {
@@ -121,6 +132,10 @@ public class StandardWorkStore implements WorkStore {
     private final Sql keyRound;
     private final Sql liveUnique;
     private final Sql gateBump;
+    private final Sql jobById;
+    private final Sql cancel;
+    private final String jobState;
+    private final Map<String, Sql> jobPages = new ConcurrentHashMap<>();
     private final Map<ClaimRule, Sql> keyedCandidates = new ConcurrentHashMap<>();
 
     /**
@@ -188,6 +203,14 @@ public class StandardWorkStore implements WorkStore {
                 + " AND key_seq > 0 AND due_ms <= " + now);
         liveUnique = Sql.of("SELECT id FROM " + t.jobs() + " WHERE unique_key = :ukey AND " + live);
         gateBump = Sql.of("UPDATE " + t.cursors() + " SET last_id = last_id + 1 WHERE cursor_name = :cursor");
+        // a job's state as JobState's ordinal, by the same tests as stats(): READY, SCHEDULED, LEASED, DEAD
+        jobState = "CASE WHEN " + dead + " THEN 3 WHEN due_ms <= " + now + " THEN 0 WHEN lease_token IS NULL THEN 1"
+                + " ELSE 2 END";
+        jobById = Sql.of("SELECT " + INFO_COLUMNS + ", " + jobState + " AS job_state FROM " + t.jobs()
+                + " WHERE id = :id");
+        // ready or scheduled: live, and not under a lease that has not ended
+        cancel = Sql.of(byId.delete() + " WHERE id = :id AND " + byId.live() + " AND (lease_token IS NULL OR due_ms <= "
+                + now + ")");
     }
 
     @Override
@@ -952,6 +975,125 @@ public class StandardWorkStore implements WorkStore {
                     return new QueueStats(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4));
                 }
             }
+        });
+    }
+
+    @Override
+    public SqlOp<Optional<JobInfo>> job(long id) {
+        return SqlOp.read(c -> readJob(c, id));
+    }
+
+    private Optional<JobInfo> readJob(Connection c, long id) throws SQLException {
+        try (PreparedStatement ps = jobById.prepare(c)) {
+            dialect.bind(jobById, ps).set("id", id).done();
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(jobInfo(rs)) : Optional.empty();
+            }
+        }
+    }
+
+    /**
+     * Maps a row of {@link #INFO_COLUMNS} and {@code job_state}.
+     *
+     * @param rs a result set on a row
+     * @return the job
+     * @throws SQLException from the driver
+     */
+    protected JobInfo jobInfo(ResultSet rs) throws SQLException {
+        JobState state = JobState.values()[rs.getInt("job_state")];
+        long due = rs.getLong("due_ms");
+        long token = rs.getLong("lease_token");
+        boolean leased = state == JobState.LEASED && !rs.wasNull();
+        Instant dueAt = Instant.ofEpochMilli(due);
+        return new JobInfo(rs.getLong("id"), state, Jdbc.text(rs.getString("payload")), rs.getInt("prio"),
+                rs.getInt("attempts"), Instant.ofEpochMilli(rs.getLong("enqueued_ms")), leased ? null : dueAt,
+                leased ? token : 0L, leased ? dueAt : null, rs.getString("last_error"),
+                dialect.readKey(rs, "job_key"), dialect.readKey(rs, "unique_key"));
+    }
+
+    @Override
+    public SqlOp<List<JobInfo>> jobs(JobState state, String key, boolean newestFirst, long after, int limit) {
+        String shape = (state == null ? "ALL" : state.name()) + (key == null ? "" : "/key") + (newestFirst ? "/desc"
+                : "/asc") + (after > 0 ? "/after" : "");
+        Sql sql = jobPages.computeIfAbsent(shape, s -> jobPage(state, key != null, newestFirst, after > 0));
+        return SqlOp.read(c -> {
+            try (PreparedStatement ps = sql.prepare(c)) {
+                Sql.Binder b = dialect.bind(sql, ps).limit("n", limit);
+                if (key != null) {
+                    b.set("key", key);
+                }
+                if (after > 0) {
+                    b.set("after", after);
+                }
+                b.done();
+                List<JobInfo> jobs = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next() && jobs.size() < limit) {
+                        jobs.add(jobInfo(rs));
+                    }
+                }
+                return jobs;
+            }
+        });
+    }
+
+    /**
+     * @param state       a state or {@code null}
+     * @param keyed       whether the query names a key ({@code :key})
+     * @param newestFirst the order
+     * @param after       whether it continues after a cursor ({@code :after})
+     * @return the query of one page, limited by {@code :n}
+     */
+    protected Sql jobPage(JobState state, boolean keyed, boolean newestFirst, boolean after) {
+        List<String> where = new ArrayList<>();
+        String live = "state = " + WorkTables.LIVE;
+        if (state != null) {
+            where.add(switch (state) {
+                case READY -> live + " AND due_ms <= " + now;
+                case SCHEDULED -> live + " AND due_ms > " + now + " AND lease_token IS NULL";
+                case LEASED -> live + " AND due_ms > " + now + " AND lease_token IS NOT NULL";
+                case DEAD -> "state = " + WorkTables.DEAD;
+            });
+        }
+        if (keyed) {
+            where.add("job_key = :key");
+        }
+        if (after) {
+            where.add(newestFirst ? "id < :after" : "id > :after");
+        }
+        return Sql.of("SELECT " + INFO_COLUMNS + ", " + jobState + " AS job_state FROM " + t.jobs()
+                + (where.isEmpty() ? "" : " WHERE " + String.join(" AND ", where)) + " ORDER BY id"
+                + (newestFirst ? " DESC" : "") + dialect.limit("n"));
+    }
+
+    /**
+     * One conditional {@code DELETE} of the job if it is live and not under a lease that has not ended: a claim that
+     * leased it first makes the delete match nothing (the database re-checks the condition on the latest row after a
+     * row lock), and a claim after the delete finds no job. Where the delete matched nothing, a read of the job tells
+     * why; if that read finds the job ready or scheduled (its lease ended in between), the delete runs again.
+     */
+    @Override
+    public SqlOp<CancelOutcome> cancel(long id) {
+        return SqlOp.transaction(c -> {
+            for (int attempt = 0; attempt < CANCEL_ATTEMPTS; attempt++) {
+                try (PreparedStatement ps = cancel.prepare(c)) {
+                    dialect.bind(cancel, ps).set("id", id).done();
+                    if (ps.executeUpdate() > 0) {
+                        return CancelOutcome.CANCELLED;
+                    }
+                }
+                Optional<JobInfo> job = readJob(c, id);
+                if (job.isEmpty()) {
+                    return CancelOutcome.NOT_FOUND;
+                }
+                if (job.get().state() == JobState.DEAD) {
+                    return CancelOutcome.DEAD;
+                }
+                if (job.get().state() == JobState.LEASED) {
+                    return CancelOutcome.LEASED;
+                }
+            }
+            return CancelOutcome.LEASED; // leased again each time between the delete and the read
         });
     }
 }

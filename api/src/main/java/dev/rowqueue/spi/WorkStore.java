@@ -1,11 +1,15 @@
 package dev.rowqueue.spi;
 
+import dev.rowqueue.CancelOutcome;
 import dev.rowqueue.Job;
+import dev.rowqueue.JobInfo;
+import dev.rowqueue.JobState;
 import dev.rowqueue.QueueStats;
 
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 
@@ -233,4 +237,37 @@ public interface WorkStore {
 
     /** @return counts by state */
     SqlOp<QueueStats> stats();
+
+    /**
+     * @param id a job id, 1 or more
+     * @return the job in any state, with its state by the database's clock, or empty
+     */
+    default SqlOp<Optional<JobInfo>> job(long id) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not look jobs up");
+    }
+
+    /**
+     * One keyset page of jobs in id order.
+     *
+     * @param state       a state, or {@code null} for every state
+     * @param key         a job key, or {@code null} for every job
+     * @param newestFirst highest id first, else lowest
+     * @param after       0, or only ids below it (newest first) or above it (oldest first)
+     * @param limit       the most jobs, 1 or more (a store may read one more to tell whether more follow)
+     * @return the jobs, in that order
+     */
+    default SqlOp<List<JobInfo>> jobs(JobState state, String key, boolean newestFirst, long after, int limit) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not list jobs");
+    }
+
+    /**
+     * Deletes a job that is ready or scheduled; must never delete a job a consumer holds under a live lease, whatever
+     * claim runs at the same moment.
+     *
+     * @param id a job id, 1 or more
+     * @return what happened
+     */
+    default SqlOp<CancelOutcome> cancel(long id) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not cancel jobs");
+    }
 }

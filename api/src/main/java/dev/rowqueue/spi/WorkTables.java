@@ -66,8 +66,14 @@ public record WorkTables(String queue, String jobs, String cursors, String claim
         return queue + "_fair";
     }
 
-    /** @return every name the queue may take in the database's namespace: tables and indexes */
+    /** @return the sequence job ids are drawn from, where a dialect has no identity column (the portable one) */
+    public String sequence() {
+        return queue + "_seq";
+    }
+
+    /** @return every name the queue may take in the database's namespace: tables, indexes and its sequence */
     public List<String> objects() {
-        return List.of(jobs, cursors, claimIndex, deadIndex, uniqueIndex(), keyIndex(), leaseIndex(), fairIndex());
+        return List.of(jobs, cursors, claimIndex, deadIndex, uniqueIndex(), keyIndex(), leaseIndex(), fairIndex(),
+                sequence());
     }
 }

@@ -158,6 +158,16 @@ class OperationListenerTest {
             rec.take();
             assertThat(work.statsByKey(10)).containsOnlyKeys("tenant-1");
             assertEvent(rec.one(), "mail", Operation.STATS_BY_KEY, 1);
+            long keyed = work.jobs(dev.rowqueue.JobQuery.all().key("tenant-1")).jobs().get(0).id();
+            assertEvent(rec.one(), "mail", Operation.JOBS, 1);
+            assertThat(work.job(keyed)).isPresent();
+            assertEvent(rec.one(), "mail", Operation.JOB, 1);
+            assertThat(work.cancel(keyed)).isEqualTo(dev.rowqueue.CancelOutcome.CANCELLED);
+            assertEvent(rec.one(), "mail", Operation.CANCEL, 1);
+            assertThat(work.cancel(keyed)).isEqualTo(dev.rowqueue.CancelOutcome.NOT_FOUND);
+            assertEvent(rec.one(), "mail", Operation.CANCEL, 0);
+            work.activity();
+            assertEvent(rec.one(), "mail", Operation.ACTIVITY, 1);
 
             // counters
             counters.increment("k");

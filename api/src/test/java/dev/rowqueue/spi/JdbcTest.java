@@ -64,4 +64,24 @@ class JdbcTest {
         }));
         assertEquals(List.of("setSavepoint", "rollback"), duplicate);
     }
+
+    @Test
+    void without_savepoints_a_lost_creation_race_runs_the_transaction_again() throws SQLException {
+        Connection noSavepoints = (Connection) Proxy.newProxyInstance(JdbcTest.class.getClassLoader(),
+                new Class<?>[] {Connection.class}, (p, m, a) -> {
+                    if (m.getName().equals("setSavepoint")) {
+                        throw new SQLFeatureNotSupportedException("setSavepoint");
+                    }
+                    return null;
+                });
+        assertTrue(Jdbc.insertUnlessExists(noSavepoints, dialect, () -> { }));
+        SQLException duplicate = new SQLException("duplicate key", "23505");
+        SQLException thrown = assertThrows(SQLException.class, () -> Jdbc.insertUnlessExists(noSavepoints, dialect,
+                () -> {
+                    throw duplicate;
+                }));
+        assertEquals("40001", thrown.getSQLState(), "a serialization failure: the core runs the transaction again");
+        assertSame(duplicate, thrown.getCause());
+        assertEquals(SqlErrorKind.ROLLED_BACK, dialect.classify(thrown));
+    }
 }

@@ -150,7 +150,7 @@ public record Endpoint(String url, String user, String password, String dialect,
     public Opened open(boolean createSchema) {
         DataSource ds = dataSource();
         check(ds);
-        RowQueues.Builder b = RowQueues.builder(ds).createSchema(createSchema);
+        RowQueues.Builder b = RowQueues.builder(ds).createSchema(createSchema).scheduler(false); // fires nothing
         if (dialect != null) {
             b.dialect(dialect);
         }

@@ -21,8 +21,8 @@ import java.sql.SQLException;
                 + " kit against a database, print DDL, look into queues, serve the operator console, and move queues between"
                 + " databases.",
         subcommands = {DemoCommand.class, TckCommand.class, SchemaCommand.class, QueuesCommand.class,
-                RingCommand.class, WorkCommand.class, CounterCommand.class, ConsoleCommand.class, MigrateCommand.class,
-                DialectsCommand.class, CommandLine.HelpCommand.class},
+                RingCommand.class, WorkCommand.class, CounterCommand.class, ScheduleCommand.class, ConsoleCommand.class,
+                MigrateCommand.class, DialectsCommand.class, CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:done; the TCK verdict is PASSED; the migration is verified",

@@ -2,11 +2,13 @@ package dev.rowqueue.console;
 
 import dev.rowqueue.DatabaseInfo;
 import dev.rowqueue.Job;
+import dev.rowqueue.JobInfo;
 import dev.rowqueue.QueueInfo;
 import dev.rowqueue.QueueStats;
 import dev.rowqueue.RingEntry;
 
 import java.util.List;
+import java.util.Locale;
 
 /** How the JSON API writes the console's data: the same fields the pages show. */
 final class Api {
@@ -69,6 +71,22 @@ final class Api {
                     .field("payload", job.payload()).endObject();
         }
         j.endArray();
+    }
+
+    /** Writes a job as an object: every field of {@link JobInfo}, the whole payload and error. */
+    static void job(Json j, JobInfo job) {
+        j.beginObject().field("id", job.id()).field("state", job.state().name().toLowerCase(Locale.ROOT))
+                .field("priority", job.priority()).field("attempts", job.attempts())
+                .field("enqueuedAt", job.enqueuedAt()).field("dueAt", job.dueAt())
+                .field("leaseUntil", job.leaseUntil());
+        j.name("leaseToken");
+        if (job.leaseToken() != 0) {
+            j.value(job.leaseToken());
+        } else {
+            j.nullValue();
+        }
+        j.field("key", job.key()).field("uniqueKey", job.uniqueKey()).field("lastError", job.lastError())
+                .field("payload", job.payload()).endObject();
     }
 
     static void entry(Json j, RingEntry e) {

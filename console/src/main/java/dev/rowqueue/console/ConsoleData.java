@@ -1,7 +1,11 @@
 package dev.rowqueue.console;
 
+import dev.rowqueue.CancelOutcome;
 import dev.rowqueue.DatabaseInfo;
 import dev.rowqueue.Job;
+import dev.rowqueue.JobInfo;
+import dev.rowqueue.JobPage;
+import dev.rowqueue.JobQuery;
 import dev.rowqueue.QueueInfo;
 import dev.rowqueue.QueueStats;
 import dev.rowqueue.RingEntry;
@@ -19,9 +23,9 @@ import java.util.Optional;
  * cached for the console's refresh interval, so that a console left open costs the same however many tabs show it;
  * a change through this interface drops what it affects from the cache.
  *
- * <p>The job pages (jobs by state with keyset paging, search by id or key, a job's detail, cancel) and the overview's
- * age of the oldest ready job and activity sparkline extend this interface when the API offers them (issue 26,
- * item 1); see docs/console.md.
+ * <p>The job pages (jobs by state with keyset paging, search by id or key, a job's detail, cancel) read through
+ * {@link #jobs}, {@link #job} and change through {@link #cancel}; an implementation written before them answers those
+ * pages with an error ({@link UnsupportedOperationException}).
  */
 public interface ConsoleData {
 
@@ -88,6 +92,35 @@ public interface ConsoleData {
      * @return how many dead jobs were deleted
      */
     int purgeDead(String workQueue);
+
+    /**
+     * One keyset page of a work queue's jobs ({@link dev.rowqueue.WorkQueue#jobs}); never cached.
+     *
+     * @param workQueue a work queue
+     * @param query     state, key, order, cursor and page size
+     * @return the page
+     */
+    default JobPage jobs(String workQueue, JobQuery query) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not list jobs");
+    }
+
+    /**
+     * @param workQueue a work queue
+     * @param id        a job id, 1 or more
+     * @return the job in any state, or empty; never cached
+     */
+    default Optional<JobInfo> job(String workQueue, long id) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not look jobs up");
+    }
+
+    /**
+     * @param workQueue a work queue
+     * @param id        a job id, 1 or more
+     * @return what happened: only a ready or scheduled job is cancelled
+     */
+    default CancelOutcome cancel(String workQueue, long id) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not cancel jobs");
+    }
 
     /**
      * @param ring a ring queue

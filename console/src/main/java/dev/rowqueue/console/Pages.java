@@ -2,6 +2,10 @@ package dev.rowqueue.console;
 
 import dev.rowqueue.DatabaseInfo;
 import dev.rowqueue.Job;
+import dev.rowqueue.JobInfo;
+import dev.rowqueue.JobPage;
+import dev.rowqueue.JobQuery;
+import dev.rowqueue.JobState;
 import dev.rowqueue.QueueInfo;
 import dev.rowqueue.QueueKind;
 import dev.rowqueue.QueueStats;
@@ -269,8 +273,7 @@ final class Pages {
         card(c, "Dead", s.dead(), "dead", "out of attempts");
         card(c, "Total", s.total(), "total", "jobs in the queue");
         c.close("section");
-        // SLOT (issue 26, item 1): jobs by state with keyset paging, search by id or key, and a job's page with
-        // cancel go here, once the API can list and look up jobs.
+        jobNav(c, base, null);
 
         c.open("section").open("div", "class", "section-head").el("h2", "Dead letters");
         if (changes && s.dead() > 0) {
@@ -317,6 +320,160 @@ final class Pages {
         }
         c.close("section");
         return page(v, 200, q.name(), true, crumb(q.name()), c);
+    }
+
+    /** Links to the job lists by state, and the search by id or key. */
+    private static void jobNav(Html c, String base, JobQuery current) {
+        c.open("div", "class", "section-head");
+        c.open("nav", "class", "pager states", "aria-label", "jobs by state").el("span", "Jobs:");
+        for (String state : List.of("ready", "scheduled", "leased", "dead", "all")) {
+            boolean here = current != null && stateKey(current).equals(state) && current.key() == null;
+            c.el("a", state, "href", base + "/jobs?state=" + state, "class", here ? "current" : null,
+                    "aria-current", here ? "page" : null);
+        }
+        c.close("nav");
+        c.open("form", "method", "get", "action", base + "/jobs", "class", "lookup");
+        c.el("label", "Find", "for", "q");
+        c.open("input", "id", "q", "name", "q", "type", "search", "maxlength", "200", "placeholder", "a job id or key",
+                "value", current == null || current.key() == null ? "" : current.key());
+        c.el("button", "Find", "type", "submit", "class", "button");
+        c.close("form").close("div");
+    }
+
+    private static String stateKey(JobQuery q) {
+        return q.state() == null ? "all" : q.state().name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    // ---- a work queue's jobs
+
+    static ConsoleResponse jobs(View v, QueueInfo q, QueueStats s, JobPage page) {
+        String base = v.mount() + "/queues/" + Routes.segment(q.name());
+        JobQuery query = page.query();
+        String state = stateKey(query);
+        Html c = new Html();
+        c.open("div", "class", "heading").open("h1").text(q.name()).raw(" ").raw(kindBadge(q.kind())).close("h1")
+                .el("p", (state.equals("all") ? "jobs of every state" : state + " jobs")
+                        + (query.key() == null ? "" : " of key " + query.key()) + ", "
+                        + (query.descending() ? "newest" : "oldest") + " first", "class", "sub").close("div");
+        jobNav(c, base, query);
+        String keep = "state=" + state + (query.key() == null ? "" : "&key=" + Routes.encode(query.key()));
+        c.open("p", "class", "sub");
+        c.el("a", query.descending() ? "oldest first" : "newest first", "href", base + "/jobs?" + keep + "&order="
+                + (query.descending() ? "oldest" : "newest"));
+        long total = switch (state) {
+            case "ready" -> s.ready();
+            case "scheduled" -> s.scheduled();
+            case "leased" -> s.leased();
+            case "dead" -> s.dead();
+            default -> s.total();
+        };
+        if (query.key() == null) {
+            c.text(" · " + grouped(total) + (total == 1 ? " job" : " jobs") + " in all");
+        }
+        c.text(query.after() > 0 ? " · after job " + query.after() : "");
+        c.close("p");
+        if (page.jobs().isEmpty()) {
+            c.el("p", query.after() > 0 ? "No more jobs." : "No jobs.", "class", "empty");
+        } else {
+            c.open("table", "class", "grid jobs").open("thead").open("tr");
+            c.el("th", "Job", "class", "num").el("th", "State").el("th", "Attempts", "class", "num")
+                    .el("th", "Priority", "class", "num").el("th", "Key").el("th", "Due or lease end")
+                    .el("th", "Payload");
+            c.close("tr").close("thead").open("tbody");
+            for (JobInfo j : page.jobs()) {
+                c.open("tr", "id", "job-" + j.id());
+                c.open("td", "class", "num").open("a", "href", base + "/jobs/" + j.id()).num(j.id()).close("a")
+                        .close("td");
+                c.el("td", j.state().name().toLowerCase(java.util.Locale.ROOT), "class", "state");
+                c.open("td", "class", "num").num(j.attempts()).close("td");
+                c.open("td", "class", "num").num(j.priority()).close("td");
+                c.el("td", j.key() == null ? "—" : j.key(), "class", j.key() == null ? "muted" : "key");
+                Instant when = j.leaseUntil() != null ? j.leaseUntil() : j.dueAt();
+                c.open("td").raw(when == null ? "" : time(when)).close("td");
+                c.open("td", "class", "payload");
+                text(c, j.payload(), "payload");
+                c.close("td");
+                c.close("tr");
+            }
+            c.close("tbody").close("table");
+        }
+        String order = "&order=" + (query.descending() ? "newest" : "oldest");
+        if (query.after() > 0 || page.more()) {
+            c.open("nav", "class", "pager", "aria-label", "pages");
+            if (query.after() > 0) {
+                c.el("a", "← first page", "href", base + "/jobs?" + keep + order);
+            }
+            c.el("span", grouped(page.jobs().size()) + " shown");
+            if (page.more()) {
+                c.el("a", "next →", "href", base + "/jobs?" + keep + order + "&after="
+                        + page.nextCursor().getAsLong(), "rel", "next");
+            }
+            c.close("nav");
+        }
+        return page(v, 200, q.name() + " · " + state + " jobs", false, crumb(q.name(), base, "jobs"), c);
+    }
+
+    static ConsoleResponse job(View v, QueueInfo q, JobInfo j, Notice notice) {
+        boolean changes = !v.console().readOnly();
+        String base = v.mount() + "/queues/" + Routes.segment(q.name());
+        String state = j.state().name().toLowerCase(java.util.Locale.ROOT);
+        Html c = new Html();
+        c.open("div", "class", "heading").open("h1").text("Job ").num(j.id()).close("h1")
+                .el("p", state + " · work queue " + q.name(), "class", "sub").close("div");
+        if (notice != null) {
+            c.el("p", notice.text(), "class", "notice" + (notice.warning() ? " warn" : " ok"), "role", "status");
+        }
+        c.open("dl", "class", "fields");
+        c.el("dt", "State").el("dd", state, "class", "state");
+        c.el("dt", "Attempts").open("dd").num(j.attempts()).close("dd");
+        c.el("dt", "Priority").open("dd").num(j.priority()).close("dd");
+        c.el("dt", "Enqueued").open("dd").raw(time(j.enqueuedAt())).close("dd");
+        if (j.dueAt() != null) {
+            c.el("dt", j.state() == JobState.DEAD ? "Last due" : "Due").open("dd").raw(time(j.dueAt())).close("dd");
+        }
+        if (j.leaseUntil() != null) {
+            c.el("dt", "Lease ends").open("dd").raw(time(j.leaseUntil())).close("dd");
+            c.el("dt", "Lease holder").el("dd", "claim token " + j.leaseToken(), "class", "key");
+        }
+        c.el("dt", "Key").el("dd", j.key() == null ? "—" : j.key(), "class", j.key() == null ? "muted" : "key");
+        c.el("dt", "Unique key").el("dd", j.uniqueKey() == null ? "—" : j.uniqueKey(),
+                "class", j.uniqueKey() == null ? "muted" : "key");
+        c.close("dl");
+        if (changes && (j.state() == JobState.READY || j.state() == JobState.SCHEDULED)) {
+            c.open("div", "class", "actions");
+            postForm(c, v, base + "/jobs/" + j.id() + "/cancel", "button danger", "Cancel job " + j.id());
+            c.close("div");
+        } else if (changes && j.state() == JobState.DEAD) {
+            c.open("div", "class", "actions");
+            postForm(c, v, base + "/dead/" + j.id() + "/revive", "button", "Revive");
+            c.close("div");
+        } else if (j.state() == JobState.LEASED) {
+            c.el("p", "A consumer holds this job and may be running it: it cannot be cancelled until it is ready or"
+                    + " scheduled again.", "class", "sub");
+        }
+        c.open("section").el("h2", "Last error");
+        whole(c, j.lastError(), "error");
+        c.close("section");
+        c.open("section").el("h2", "Payload");
+        whole(c, j.payload(), "payload");
+        c.close("section");
+        return page(v, 200, "Job " + j.id() + " · " + q.name(), false, crumb(q.name(), base, "job " + j.id()), c);
+    }
+
+    /** A payload or error in full (up to {@link #SHOWN} characters), as text. */
+    private static void whole(Html c, String s, String cls) {
+        if (s == null) {
+            c.el("p", "—", "class", "muted");
+            return;
+        }
+        if (s.isEmpty()) {
+            c.el("p", "(empty)", "class", "muted");
+            return;
+        }
+        c.open("pre", "class", cls).text(s.length() > SHOWN ? s.substring(0, SHOWN) : s).close("pre");
+        if (s.length() > SHOWN) {
+            c.el("p", (s.length() - SHOWN) + " more characters: the JSON API gives the whole text.", "class", "muted");
+        }
     }
 
     private static void card(Html c, String label, long n, String cls, String hint) {

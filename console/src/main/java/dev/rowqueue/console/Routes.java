@@ -1,6 +1,11 @@
 package dev.rowqueue.console;
 
+import dev.rowqueue.CancelOutcome;
 import dev.rowqueue.Job;
+import dev.rowqueue.JobInfo;
+import dev.rowqueue.JobPage;
+import dev.rowqueue.JobQuery;
+import dev.rowqueue.JobState;
 import dev.rowqueue.QueueInfo;
 import dev.rowqueue.QueueKind;
 import dev.rowqueue.QueueStats;
@@ -14,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 
@@ -31,6 +37,8 @@ final class Routes {
     static final int COUNTERS_PER_PAGE = 100;
     /** The most entries of one ring group shown. */
     static final int ENTRIES_MAX = 100;
+    /** Jobs per page of a work queue's job list. */
+    static final int JOBS_PER_PAGE = 500;
 
     private final Console console;
 
@@ -47,6 +55,10 @@ final class Routes {
         r.add(Route.of("GET", "/api/queues/{queue}/dead", this::apiDead));
         r.add(Route.of("GET", "/api/queues/{queue}/entries", this::apiEntries));
         r.add(Route.of("GET", "/api/queues/{queue}/counter", this::apiCounter));
+        r.add(Route.of("GET", "/queues/{queue}/jobs", this::jobs));
+        r.add(Route.of("GET", "/queues/{queue}/jobs/{id}", this::job));
+        r.add(Route.of("GET", "/api/queues/{queue}/jobs", this::apiJobs));
+        r.add(Route.of("GET", "/api/queues/{queue}/jobs/{id}", this::apiJob));
         if (console.tokenAuth() != null) {
             r.add(Route.of("POST", "/sign-out", call -> new SignIn(console).signOut(call)));
         }
@@ -59,6 +71,8 @@ final class Routes {
             r.add(Route.of("POST", "/api/queues/{queue}/dead/{id}/revive", this::revive));
             r.add(Route.of("POST", "/api/queues/{queue}/dead/revive-all", this::reviveAll));
             r.add(Route.of("POST", "/api/queues/{queue}/dead/purge", this::purge));
+            r.add(Route.of("POST", "/queues/{queue}/jobs/{id}/cancel", this::cancel));
+            r.add(Route.of("POST", "/api/queues/{queue}/jobs/{id}/cancel", this::cancel));
         }
         return r;
     }
@@ -108,6 +122,82 @@ final class Routes {
         }
     }
 
+    /**
+     * A work queue's jobs of one state (or all), oldest or newest first, {@value #JOBS_PER_PAGE} per keyset page;
+     * {@code q} searches: a number opens that job, other text lists the jobs of that key.
+     */
+    private ConsoleResponse jobs(Call call) {
+        QueueInfo q = queue(call, QueueKind.WORK);
+        String search = call.request().query("q");
+        if (search != null && !search.isBlank()) {
+            String s = search.strip();
+            if (s.chars().allMatch(Character::isDigit) && s.length() < 19) {
+                return ConsoleResponse.seeOther(call.request().mount() + "/queues/" + segment(q.name()) + "/jobs/" + s);
+            }
+            return ConsoleResponse.seeOther(call.request().mount() + "/queues/" + segment(q.name())
+                    + "/jobs?state=all&key=" + encode(s));
+        }
+        JobQuery query = jobQuery(call, JOBS_PER_PAGE);
+        JobPage page = console.data().jobs(q.name(), query);
+        return Pages.jobs(call.view(), q, console.data().stats(q.name()), page);
+    }
+
+    private ConsoleResponse job(Call call) {
+        QueueInfo q = queue(call, QueueKind.WORK);
+        long id = jobId(call.params().get("id"));
+        JobInfo job = console.data().job(q.name(), id).orElseThrow(() -> new HttpError(404, "No job " + id
+                + " in work queue " + q.name() + ": it may have been acked, cancelled or purged."));
+        return Pages.job(call.view(), q, job, Notice.of(call.request()));
+    }
+
+    /** The query of a job list: {@code state}, {@code order}, {@code key}, {@code after} and {@code limit}. */
+    private static JobQuery jobQuery(Call call, int defaultLimit) {
+        String state = call.request().query("state");
+        JobQuery query;
+        if (state == null || state.isEmpty()) {
+            query = JobQuery.state(JobState.READY);
+        } else if (state.equals("all")) {
+            query = JobQuery.all();
+        } else {
+            JobState s = switch (state) {
+                case "ready" -> JobState.READY;
+                case "scheduled" -> JobState.SCHEDULED;
+                case "leased" -> JobState.LEASED;
+                case "dead" -> JobState.DEAD;
+                default -> throw new HttpError(400, "state is one of ready, scheduled, leased, dead or all.");
+            };
+            query = JobQuery.state(s);
+        }
+        String order = call.request().query("order");
+        if (order == null || order.isEmpty() || order.equals("oldest")) {
+            query = query.oldestFirst();
+        } else if (!order.equals("newest")) {
+            throw new HttpError(400, "order is oldest or newest.");
+        }
+        String key = call.request().query("key");
+        if (key != null && !key.isEmpty()) {
+            if (key.length() > 200) {
+                throw new HttpError(400, "A key has at most 200 characters.");
+            }
+            query = query.key(key);
+        }
+        query = query.limit(intParam(call, "limit", defaultLimit, 1, JobQuery.MAX_LIMIT));
+        String after = call.request().query("after");
+        if (after != null && !after.isEmpty()) {
+            long id;
+            try {
+                id = Long.parseLong(after);
+            } catch (NumberFormatException e) {
+                throw new HttpError(400, "after is a job id.");
+            }
+            if (id < 0) {
+                throw new HttpError(400, "after is a job id.");
+            }
+            query = query.after(id);
+        }
+        return query;
+    }
+
     private ConsoleResponse confirmPurge(Call call) {
         QueueInfo q = queue(call, QueueKind.WORK);
         return Pages.confirmPurge(call.view(), q, console.data().stats(q.name()).dead());
@@ -128,6 +218,31 @@ final class Routes {
                     .toString());
         }
         return back(call, q, revived ? "done=revived&id=" + id : "done=not-dead&id=" + id);
+    }
+
+    private ConsoleResponse cancel(Call call) {
+        QueueInfo q = queue(call, QueueKind.WORK);
+        long id = jobId(call.params().get("id"));
+        CancelOutcome outcome = console.data().cancel(q.name(), id);
+        console.audit().change(call, outcome.cancelled() ? "cancelled job " + id
+                : "could not cancel job " + id + " (" + outcome.name().toLowerCase(Locale.ROOT) + ")", q);
+        if (call.api()) {
+            int status = switch (outcome) {
+                case CANCELLED -> 200;
+                case NOT_FOUND -> 404;
+                default -> 409;
+            };
+            return ConsoleResponse.json(status, Json.object().field("id", id).field("cancelled", outcome.cancelled())
+                    .field("outcome", outcome.name().toLowerCase(Locale.ROOT)).field("reason", outcome.reason())
+                    .endObject().toString());
+        }
+        String base = call.request().mount() + "/queues/" + segment(q.name());
+        return switch (outcome) {
+            case CANCELLED -> ConsoleResponse.seeOther(base + "?done=cancelled&id=" + id);
+            case NOT_FOUND -> ConsoleResponse.seeOther(base + "?done=cancel-missing&id=" + id);
+            case LEASED -> ConsoleResponse.seeOther(base + "/jobs/" + id + "?done=cancel-leased&id=" + id);
+            case DEAD -> ConsoleResponse.seeOther(base + "/jobs/" + id + "?done=cancel-dead&id=" + id);
+        };
     }
 
     private ConsoleResponse reviveAll(Call call) {
@@ -208,6 +323,36 @@ final class Routes {
         return ConsoleResponse.json(200, j.endObject().toString());
     }
 
+    private ConsoleResponse apiJobs(Call call) {
+        QueueInfo q = queue(call, QueueKind.WORK);
+        JobQuery query = jobQuery(call, JobQuery.DEFAULT_LIMIT);
+        JobPage page = console.data().jobs(q.name(), query);
+        Json j = Json.object().field("queue", q.name())
+                .field("state", query.state() == null ? "all" : query.state().name().toLowerCase(Locale.ROOT))
+                .field("order", query.descending() ? "newest" : "oldest").field("key", query.key())
+                .field("limit", query.limit());
+        j.name("jobs").beginArray();
+        page.jobs().forEach(job -> Api.job(j, job));
+        j.endArray();
+        j.name("next");
+        if (page.nextCursor().isPresent()) {
+            j.value(page.nextCursor().getAsLong());
+        } else {
+            j.nullValue();
+        }
+        return ConsoleResponse.json(200, j.endObject().toString());
+    }
+
+    private ConsoleResponse apiJob(Call call) {
+        QueueInfo q = queue(call, QueueKind.WORK);
+        long id = jobId(call.params().get("id"));
+        JobInfo job = console.data().job(q.name(), id).orElseThrow(() -> new HttpError(404, "no job " + id
+                + " in work queue " + q.name()));
+        Json j = new Json();
+        Api.job(j, job);
+        return ConsoleResponse.json(200, j.toString());
+    }
+
     private ConsoleResponse apiEntries(Call call) {
         QueueInfo q = queue(call, QueueKind.RING);
         String group = call.request().query("group");
@@ -261,6 +406,14 @@ final class Routes {
         } catch (NumberFormatException e) {
             throw new HttpError(400, name + " must be a number.");
         }
+    }
+
+    private static long jobId(String v) {
+        long id = longParam(v);
+        if (id < 1) {
+            throw new HttpError(400, "A job id is 1 or more.");
+        }
+        return id;
     }
 
     private static long longParam(String v) {
@@ -320,7 +473,8 @@ final class Routes {
                 return null;
             }
             return switch (done) {
-                case "revived", "not-dead", "revived-all", "purged" -> new Notice(done, n);
+                case "revived", "not-dead", "revived-all", "purged", "cancelled", "cancel-missing", "cancel-leased",
+                     "cancel-dead" -> new Notice(done, n);
                 default -> null;
             };
         }
@@ -330,12 +484,18 @@ final class Routes {
                 case "revived" -> "Job " + value + " is ready again.";
                 case "not-dead" -> "Job " + value + " is not a dead letter (any more): nothing was revived.";
                 case "revived-all" -> value + (value == 1 ? " dead job is" : " dead jobs are") + " ready again.";
+                case "cancelled" -> "Job " + value + " is cancelled: no consumer will get it.";
+                case "cancel-missing" -> "There is no job " + value + " (any more): nothing was cancelled.";
+                case "cancel-leased" -> "Job " + value + " was not cancelled: a consumer holds it and may be running"
+                        + " it. It can be cancelled once it is ready or scheduled again.";
+                case "cancel-dead" -> "Job " + value + " was not cancelled: it is dead. Revive it or purge the dead"
+                        + " letters.";
                 default -> value + (value == 1 ? " dead letter was" : " dead letters were") + " deleted.";
             };
         }
 
         boolean warning() {
-            return kind.equals("not-dead");
+            return kind.equals("not-dead") || kind.startsWith("cancel-");
         }
     }
 }

@@ -1,7 +1,13 @@
 package dev.rowqueue.console;
 
+import dev.rowqueue.CancelOutcome;
 import dev.rowqueue.DatabaseInfo;
 import dev.rowqueue.Job;
+import dev.rowqueue.JobInfo;
+import dev.rowqueue.JobPage;
+import dev.rowqueue.JobQuery;
+import dev.rowqueue.JobState;
+import dev.rowqueue.QueueActivity;
 import dev.rowqueue.QueueInfo;
 import dev.rowqueue.QueueKind;
 import dev.rowqueue.QueueStats;
@@ -12,10 +18,13 @@ import dev.rowqueue.RowQueues;
 import dev.rowqueue.SchemaException;
 import dev.rowqueue.WorkQueue;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
@@ -94,12 +103,49 @@ final class RowQueuesConsoleData implements ConsoleData {
     @Override
     public List<QueueSummary> overview() {
         List<QueueSummary> rows = new ArrayList<>();
+        Instant now = Instant.now();
         for (QueueInfo q : queues()) {
-            // SLOT (issue 26, item 1): the job API adds the age of the oldest ready job and the last hour's activity
-            // here, as QueueSummary's oldestReady and activity; the overview shows them once present.
-            rows.add(QueueSummary.of(q, q.kind() == QueueKind.WORK ? stats(q.name()) : null));
+            if (q.kind() != QueueKind.WORK) {
+                rows.add(QueueSummary.of(q, null));
+                continue;
+            }
+            QueueStats stats = stats(q.name());
+            // the oldest ready job: the ready job of the lowest id, asked for only when there is one
+            Instant due = stats.ready() == 0 ? null : oldestReadyDue(q.name());
+            Duration age = due == null ? null : Duration.between(due, now).isNegative() ? Duration.ZERO
+                    : Duration.between(due, now);
+            rows.add(new QueueSummary(q, stats, age, activity(q.name())));
         }
         return List.copyOf(rows);
+    }
+
+    private Instant oldestReadyDue(String workQueue) {
+        return cached("oldest:" + workQueue, () -> {
+            List<JobInfo> first = work(workQueue).jobs(JobQuery.state(JobState.READY).oldestFirst().limit(1)).jobs();
+            return first.isEmpty() ? null : first.get(0).dueAt();
+        });
+    }
+
+    private Activity activity(String workQueue) {
+        return cached("activity:" + workQueue, () -> {
+            QueueActivity a = work(workQueue).activity();
+            return new Activity(a.start(), a.enqueued(), a.finished(), a.failed());
+        });
+    }
+
+    @Override
+    public JobPage jobs(String workQueue, JobQuery query) {
+        return work(workQueue).jobs(query);
+    }
+
+    @Override
+    public Optional<JobInfo> job(String workQueue, long id) {
+        return work(workQueue).job(id);
+    }
+
+    @Override
+    public CancelOutcome cancel(String workQueue, long id) {
+        return change(workQueue, q -> q.cancel(id));
     }
 
     @Override

@@ -152,6 +152,69 @@ class ConsoleBrowserTest {
     }
 
     @Test
+    void an_operator_finds_a_scheduled_job_and_cancels_it() {
+        ConsoleFixture f = console(b -> b);
+        long later = f.mail.jobs(dev.rowqueue.JobQuery.state(dev.rowqueue.JobState.SCHEDULED)).jobs().get(0).id();
+        signIn(f, "/queues/mail");
+        browser.driver.findElement(By.linkText("scheduled")).click();
+        assertEquals("/queues/mail/jobs?state=scheduled", browser.location());
+        browser.driver.findElement(By.cssSelector("#job-" + later + " a")).click();
+        assertEquals("/queues/mail/jobs/" + later, browser.location());
+        assertEquals("later", browser.driver.findElement(By.cssSelector("pre.payload")).getText());
+        browser.screenshot("docs-job");
+        browser.driver.findElement(By.cssSelector(".actions button.danger")).click();
+        assertEquals("Job " + later + " is cancelled: no consumer will get it.",
+                browser.driver.findElement(By.cssSelector(".notice")).getText());
+        assertEquals("0", browser.driver.findElement(By.cssSelector(".card.scheduled .value")).getText());
+        assertTrue(f.mail.job(later).isEmpty(), "cancelled in the database");
+
+        // the search finds a job by id; a leased job shows no cancel button
+        Job leased = f.mail.claim(1).get(0);
+        browser.driver.findElement(By.id("q")).sendKeys(String.valueOf(leased.id()));
+        browser.driver.findElement(By.cssSelector("form.lookup button")).click();
+        assertEquals("/queues/mail/jobs/" + leased.id(), browser.location());
+        assertEquals("leased", browser.driver.findElement(By.cssSelector("dd.state")).getText());
+        assertTrue(browser.driver.findElements(By.cssSelector(".actions button")).isEmpty(), "no cancel button");
+    }
+
+    @Test
+    void an_operator_pages_through_ten_thousand_jobs_without_a_gap_or_a_repeat() {
+        ConsoleFixture f = console(b -> b);
+        dev.rowqueue.WorkQueue bulk = f.rq.workQueue("bulk");
+        List<Long> ids = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            List<String> payloads = new ArrayList<>();
+            for (int j = 0; j < 1000; j++) {
+                payloads.add("{\"n\":" + (i * 1000 + j) + "}");
+            }
+            ids.addAll(bulk.enqueueAll(payloads, dev.rowqueue.Enqueue.defaults()));
+        }
+        signIn(f, "/queues/bulk/jobs?state=ready");
+        List<Long> seen = new ArrayList<>();
+        int pages = 0;
+        while (true) {
+            List<WebElement> rows = browser.driver.findElements(By.cssSelector("table.jobs tbody tr"));
+            assertEquals(Routes.JOBS_PER_PAGE, rows.size(), "page " + (pages + 1));
+            for (WebElement row : rows) {
+                seen.add(Long.parseLong(row.getAttribute("id").substring("job-".length())));
+            }
+            pages++;
+            if (pages == 1) {
+                browser.screenshot("docs-jobs");
+            }
+            List<WebElement> next = browser.driver.findElements(By.cssSelector("a[rel=next]"));
+            if (next.isEmpty()) {
+                break;
+            }
+            next.get(0).click();
+        }
+        assertEquals(20, pages);
+        assertEquals(ids, seen, "10,000 jobs in id order, each once");
+        assertTrue(browser.location().startsWith("/queues/bulk/jobs?state=ready&order=oldest&after="),
+                browser.location());
+    }
+
+    @Test
     void an_operator_purges_dead_letters_after_a_confirmation() {
         ConsoleFixture f = console(b -> b);
         signIn(f, "/queues/mail");
@@ -264,9 +327,9 @@ class ConsoleBrowserTest {
         long id = f.dead.get(0);
         signIn(f, "/queues/mail");
         browser.screenshot("read-only");
-        List<String> buttons = browser.driver.findElements(By.tagName("button")).stream().map(WebElement::getText)
-                .toList();
-        assertEquals(List.of("Sign out"), buttons);
+        List<String> buttons = browser.driver.findElements(By.cssSelector("form[method=post] button")).stream()
+                .map(WebElement::getText).toList();
+        assertEquals(List.of("Sign out"), buttons, "no button that changes anything (the search only reads)");
         assertTrue(browser.driver.findElements(By.linkText("Purge dead letters…")).isEmpty());
         assertEquals("read-only", browser.driver.findElement(By.cssSelector(".badge.ro")).getText());
 

@@ -1,6 +1,9 @@
 package dev.rowqueue.console;
 
+import dev.rowqueue.Enqueue;
 import dev.rowqueue.Job;
+import dev.rowqueue.JobQuery;
+import dev.rowqueue.JobState;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -212,6 +215,15 @@ class ConsoleHttpTest {
             assertEquals(404, h.post("/queues/mail/dead/purge", form("csrf", csrf, "confirm", "mail"), "Cookie",
                     h.cookie).statusCode());
             assertEquals(404, h.post("/api/queues/mail/dead/revive-all", Map.of(), "Authorization", auth).statusCode());
+            long ready = ro.mail.jobs(JobQuery.state(JobState.READY)).jobs().get(0).id();
+            String job = h.get("/queues/mail/jobs/" + ready, "Cookie", h.cookie).body();
+            assertFalse(job.contains("/cancel"), job);
+            assertEquals(1, job.split("method=\"post\"", -1).length - 1, "only the sign-out form");
+            assertEquals(404, h.post("/queues/mail/jobs/" + ready + "/cancel", form("csrf", csrf), "Cookie", h.cookie)
+                    .statusCode());
+            assertEquals(404, h.post("/api/queues/mail/jobs/" + ready + "/cancel", Map.of(), "Authorization", auth)
+                    .statusCode());
+            assertTrue(ro.mail.job(ready).isPresent(), "not cancelled");
             HttpResponse<String> post = h.post("/api/queues/mail", Map.of(), "Authorization", auth);
             assertEquals(405, post.statusCode());
             assertEquals(3, ro.mail.deadLetters(10).size(), "every dead letter is still dead");
@@ -247,6 +259,98 @@ class ConsoleHttpTest {
 
         String missing = http.get("/queues/%3Cscript%3E", "Authorization", auth).body();
         assertTrue(missing.contains("No queue named &#39;&lt;script&gt;&#39;"), missing);
+    }
+
+    @Test
+    void jobs_are_listed_by_state_found_by_id_or_key_and_shown_whole_and_escaped() {
+        String auth = "Bearer " + ConsoleFixture.TOKEN;
+        long keyed = f.mail.enqueue("<b>keyed</b>", Enqueue.key("tenant <7>"));
+        String ready = http.get("/queues/mail/jobs?state=ready", "Authorization", auth).body();
+        assertTrue(ready.contains("ready jobs, oldest first"), ready);
+        assertTrue(ready.contains("<code class=\"payload\">ready one</code>"), ready);
+        assertTrue(ready.contains("<code class=\"payload\">&lt;b&gt;keyed&lt;/b&gt;</code>"), ready);
+        assertFalse(ready.contains("later"), "a scheduled job is not ready");
+        String dead = http.get("/queues/mail/jobs?state=dead&order=newest", "Authorization", auth).body();
+        assertTrue(dead.indexOf("id=\"job-" + f.dead.get(2) + "\"") < dead.indexOf("id=\"job-" + f.dead.get(0) + "\""),
+                "newest first");
+        assertTrue(dead.contains("&lt;script&gt;alert(1)&lt;/script&gt;") && !dead.contains("<script>alert"), dead);
+
+        HttpResponse<String> byId = http.get("/queues/mail/jobs?q=" + f.dead.get(1), "Authorization", auth);
+        assertEquals(303, byId.statusCode());
+        assertEquals("/queues/mail/jobs/" + f.dead.get(1), byId.headers().firstValue("Location").orElseThrow());
+        String job = http.get("/queues/mail/jobs/" + f.dead.get(1), "Authorization", auth).body();
+        assertTrue(job.contains("<pre class=\"payload\">&lt;script&gt;alert(1)&lt;/script&gt;</pre>"), job);
+        assertTrue(job.contains("<pre class=\"error\">&lt;img src=x onerror=alert(2)&gt;</pre>"), job);
+        assertFalse(job.contains("<img") || job.contains("<script>alert"), job);
+        assertFalse(job.contains("/cancel"), "a dead job has no cancel button");
+        String whole = http.get("/queues/mail/jobs/" + f.dead.get(2), "Authorization", auth).body();
+        assertTrue(whole.contains("x".repeat(300)), "the detail shows the whole payload");
+
+        HttpResponse<String> byKey = http.get("/queues/mail/jobs?q=tenant+%3C7%3E", "Authorization", auth);
+        assertEquals("/queues/mail/jobs?state=all&key=tenant+%3C7%3E",
+                byKey.headers().firstValue("Location").orElseThrow());
+        String keyPage = http.get("/queues/mail/jobs?state=all&key=tenant+%3C7%3E", "Authorization", auth).body();
+        assertTrue(keyPage.contains("id=\"job-" + keyed + "\""), keyPage);
+        assertEquals(1, keyPage.split("<tr id=\"job-", -1).length - 1, keyPage);
+        assertTrue(keyPage.contains("of key tenant &lt;7&gt;"), keyPage);
+
+        String json = http.get("/api/queues/mail/jobs?state=all&order=oldest&limit=2", "Authorization", auth).body();
+        assertTrue(json.startsWith("{\"queue\":\"mail\",\"state\":\"all\",\"order\":\"oldest\",\"key\":null,"
+                + "\"limit\":2,\"jobs\":[{\"id\":" + f.dead.get(0) + ",\"state\":\"dead\","), json);
+        assertTrue(json.endsWith(",\"next\":" + f.dead.get(1) + "}"), json);
+        String next = http.get("/api/queues/mail/jobs?state=all&order=oldest&limit=2&after=" + f.dead.get(1),
+                "Authorization", auth).body();
+        assertTrue(next.contains("\"jobs\":[{\"id\":" + f.dead.get(2) + ","), next);
+        String one = http.get("/api/queues/mail/jobs/" + f.dead.get(1), "Authorization", auth).body();
+        assertTrue(one.contains("\"payload\":\"\\u003cscript\\u003ealert(1)\\u003c/script\\u003e\""), one);
+        assertTrue(one.contains("\"lastError\":\"\\u003cimg src=x onerror=alert(2)\\u003e\""), one);
+        assertEquals(404, http.get("/api/queues/mail/jobs/999999", "Authorization", auth).statusCode());
+        assertEquals(404, http.get("/queues/mail/jobs/999999", "Authorization", auth).statusCode());
+
+        for (String bad : List.of("/queues/mail/jobs?state=bogus", "/queues/mail/jobs?order=sideways",
+                "/queues/mail/jobs?after=-1", "/queues/mail/jobs?after=x", "/api/queues/mail/jobs?limit=0",
+                "/api/queues/mail/jobs?limit=1001", "/queues/mail/jobs/0", "/queues/mail/jobs/abc",
+                "/api/queues/mail/jobs/-4")) {
+            assertEquals(400, http.get(bad, "Authorization", auth).statusCode(), bad);
+        }
+        assertEquals(404, http.get("/queues/fruit/jobs", "Authorization", auth).statusCode(), "a ring has no jobs");
+    }
+
+    @Test
+    void a_scheduled_job_is_cancelled_by_a_post_with_its_csrf_token_and_a_leased_one_is_refused() {
+        long later = f.mail.jobs(JobQuery.state(JobState.SCHEDULED)).jobs().get(0).id();
+        http.signIn(ConsoleFixture.TOKEN);
+        String page = http.get("/queues/mail/jobs/" + later, "Cookie", http.cookie).body();
+        assertTrue(page.contains("action=\"/queues/mail/jobs/" + later + "/cancel\""), page);
+        String csrf = http.csrf("/queues/mail/jobs/" + later);
+        assertEquals(403, http.post("/queues/mail/jobs/" + later + "/cancel", Map.of(), "Cookie", http.cookie)
+                .statusCode(), "no CSRF token");
+        assertTrue(f.mail.job(later).isPresent());
+        HttpResponse<String> done = http.post("/queues/mail/jobs/" + later + "/cancel", form("csrf", csrf), "Cookie",
+                http.cookie);
+        assertEquals(303, done.statusCode(), done.body());
+        assertEquals("/queues/mail?done=cancelled&id=" + later, done.headers().firstValue("Location").orElseThrow());
+        assertTrue(f.mail.job(later).isEmpty(), "cancelled in the database");
+        assertTrue(http.get("/queues/mail?done=cancelled&id=" + later, "Cookie", http.cookie).body()
+                .contains("Job " + later + " is cancelled: no consumer will get it."));
+
+        Job leased = f.mail.claim(1).get(0);
+        String auth = "Bearer " + ConsoleFixture.TOKEN;
+        HttpResponse<String> refused = http.post("/api/queues/mail/jobs/" + leased.id() + "/cancel", Map.of(),
+                "Authorization", auth);
+        assertEquals(409, refused.statusCode());
+        assertTrue(refused.body().startsWith("{\"id\":" + leased.id() + ",\"cancelled\":false,\"outcome\":\"leased\","),
+                refused.body());
+        assertTrue(f.mail.ack(leased), "the consumer still holds it");
+        HttpResponse<String> html = http.post("/queues/mail/jobs/" + f.dead.get(0) + "/cancel", form("csrf", csrf),
+                "Cookie", http.cookie);
+        assertEquals("/queues/mail/jobs/" + f.dead.get(0) + "?done=cancel-dead&id=" + f.dead.get(0),
+                html.headers().firstValue("Location").orElseThrow());
+        assertEquals(409, http.post("/api/queues/mail/jobs/" + f.dead.get(0) + "/cancel", Map.of(), "Authorization",
+                auth).statusCode());
+        assertEquals(404, http.post("/api/queues/mail/jobs/999999/cancel", Map.of(), "Authorization", auth)
+                .statusCode());
+        assertEquals(3, f.mail.deadLetters(10).size(), "dead jobs are not cancelled");
     }
 
     @Test

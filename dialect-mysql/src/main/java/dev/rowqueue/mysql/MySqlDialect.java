@@ -124,6 +124,19 @@ public class MySqlDialect extends Dialect {
         }
     }
 
+    /**
+     * Whether the server is a member of a MySQL Group Replication group (InnoDB Cluster), and in which mode, as the
+     * server says ({@link #groupReplication(Connection)}).
+     */
+    public enum GroupReplication {
+        /** Not a group member. */
+        NONE,
+        /** A member of a single-primary group: one member takes writes, the others refuse them until elected. */
+        SINGLE_PRIMARY,
+        /** A member of a multi-primary group: every member takes writes; conflicts fail certification at commit. */
+        MULTI_PRIMARY
+    }
+
     /** The type of group, counter key and cursor name columns. */
     public enum KeyType {
         /** {@code VARCHAR(200)} in utf8mb4 with a NO PAD binary collation. */
@@ -144,6 +157,7 @@ public class MySqlDialect extends Dialect {
     private final KeyType keyType;
     private final ColumnTypes types;
     private final boolean galera;
+    private final GroupReplication groupReplication;
     /** The physical connections whose session {@link #GALERA_SESSION} has set (on Galera only). */
     private final Set<Connection> prepared = Collections.synchronizedSet(
             Collections.newSetFromMap(new WeakHashMap<>()));
@@ -158,6 +172,15 @@ public class MySqlDialect extends Dialect {
      * claimed or acknowledged elsewhere, a table created elsewhere).
      */
     static final String GALERA_SESSION = "SET SESSION wsrep_retry_autocommit = 0, wsrep_sync_wait = 7";
+
+    /**
+     * The session setting of every connection rowqueue uses on a Group Replication member: a transaction first waits
+     * until the member has applied every transaction the group had committed when it began, so an operation sees what
+     * any member committed before it started (a job pushed, claimed or acknowledged on another member). At the
+     * default ({@code EVENTUAL}), reads on one member right after commits on another missed 89 to 136 of 200 writes;
+     * at {@code BEFORE}, none (docs/mysql.md, "MySQL Group Replication").
+     */
+    static final String GROUP_REPLICATION_SESSION = "SET SESSION group_replication_consistency = 'BEFORE'";
 
     /**
      * @param name         the dialect's name ({@link #MYSQL} or {@link #MARIADB})
@@ -181,8 +204,24 @@ public class MySqlDialect extends Dialect {
      */
     public MySqlDialect(String name, DatabaseProduct product, ClaimPath claimPath, SingleWriterStatement singleWriter,
                         KeyType keyType, boolean galera) {
+        this(name, product, claimPath, singleWriter, keyType, galera, GroupReplication.NONE);
+    }
+
+    /**
+     * @param name             the dialect's name ({@link #MYSQL} or {@link #MARIADB})
+     * @param product          the database
+     * @param claimPath        the claim statement; must be available on the server
+     * @param singleWriter     the single-writer statement
+     * @param keyType          the key column type; must be available on the server
+     * @param galera           whether the server is a Galera cluster node
+     * @param groupReplication whether the server is a Group Replication member, and in which mode (see
+     *                         {@link #groupReplication()})
+     */
+    public MySqlDialect(String name, DatabaseProduct product, ClaimPath claimPath, SingleWriterStatement singleWriter,
+                        KeyType keyType, boolean galera, GroupReplication groupReplication) {
         super(product);
         this.galera = galera;
+        this.groupReplication = java.util.Objects.requireNonNull(groupReplication, "groupReplication");
         this.name = name;
         this.version = ServerVersion.of(product);
         this.claimPath = claimPath;
@@ -224,6 +263,23 @@ public class MySqlDialect extends Dialect {
      */
     public static MySqlDialect create(String name, DatabaseProduct product, Map<String, String> options,
                                       boolean galera) {
+        return create(name, product, options, galera, GroupReplication.NONE);
+    }
+
+    /**
+     * Creates the dialect for a server it has asked whether it is a Galera node ({@link #isGalera}) or a Group
+     * Replication member ({@link #groupReplication(Connection)}).
+     *
+     * @param name             the dialect's name
+     * @param product          the database
+     * @param options          {@value #OPTION_CLAIM}, {@value #OPTION_SINGLE_WRITER}, {@value #OPTION_KEY_TYPE}
+     * @param galera           whether the server is a Galera cluster node
+     * @param groupReplication whether the server is a Group Replication member, and in which mode
+     * @return the dialect
+     * @throws IllegalArgumentException for an unknown option or value, or one the server cannot honour
+     */
+    public static MySqlDialect create(String name, DatabaseProduct product, Map<String, String> options,
+                                      boolean galera, GroupReplication groupReplication) {
         for (String key : options.keySet()) {
             if (!List.of(OPTION_CLAIM, OPTION_SINGLE_WRITER, OPTION_KEY_TYPE).contains(key)) {
                 throw new IllegalArgumentException("unknown option '" + key + "' of dialect " + name + "; known: "
@@ -237,7 +293,7 @@ public class MySqlDialect extends Dialect {
                 SingleWriterStatement::value, SingleWriterStatement.UPSERT);
         KeyType keys = option(options, OPTION_KEY_TYPE, KeyType.values(), KeyType::value,
                 hasNoPadBinaryCollation(v) ? KeyType.VARCHAR : KeyType.VARBINARY);
-        return new MySqlDialect(name, product, claim, sw, keys, galera);
+        return new MySqlDialect(name, product, claim, sw, keys, galera, groupReplication);
     }
 
     /**
@@ -252,6 +308,39 @@ public class MySqlDialect extends Dialect {
         try (Statement s = connection.createStatement();
              ResultSet rs = s.executeQuery("SHOW GLOBAL VARIABLES WHERE Variable_name = 'wsrep_on'")) {
             return rs.next() && "ON".equalsIgnoreCase(rs.getString(2));
+        }
+    }
+
+    /**
+     * Asks the server whether it is a member of a Group Replication group: its own row in
+     * {@code performance_schema.replication_group_members} is in a state other than OFFLINE (ONLINE, RECOVERING,
+     * UNREACHABLE, ERROR), and then {@code group_replication_single_primary_mode} gives the mode. A server without
+     * the plugin, without performance_schema, or MariaDB (no {@code @@server_uuid}) is no member.
+     *
+     * @param connection a connection in auto-commit mode
+     * @return the server's Group Replication mode, {@link GroupReplication#NONE} if it is no member
+     * @throws SQLException from the driver, for a connection failure
+     */
+    static GroupReplication groupReplication(Connection connection) throws SQLException {
+        String state;
+        try (Statement s = connection.createStatement();
+             ResultSet rs = s.executeQuery("SELECT MEMBER_STATE FROM performance_schema.replication_group_members"
+                     + " WHERE MEMBER_ID = @@server_uuid")) {
+            state = rs.next() ? rs.getString(1) : null;
+        } catch (SQLException e) {
+            if (e.getSQLState() != null && e.getSQLState().startsWith("08")) {
+                throw e;
+            }
+            return GroupReplication.NONE; // no such table or variable: not MySQL with Group Replication
+        }
+        if (state == null || state.isBlank() || "OFFLINE".equalsIgnoreCase(state)) {
+            return GroupReplication.NONE;
+        }
+        try (Statement s = connection.createStatement();
+             ResultSet rs = s.executeQuery("SHOW GLOBAL VARIABLES WHERE Variable_name ="
+                     + " 'group_replication_single_primary_mode'")) {
+            return rs.next() && "OFF".equalsIgnoreCase(rs.getString(2)) ? GroupReplication.MULTI_PRIMARY
+                    : GroupReplication.SINGLE_PRIMARY;
         }
     }
 
@@ -359,16 +448,47 @@ public class MySqlDialect extends Dialect {
     @Override
     public dev.rowqueue.RetryPolicy defaultRetryPolicy() {
         dev.rowqueue.RetryPolicy d = dev.rowqueue.RetryPolicy.defaults();
-        return galera ? new dev.rowqueue.RetryPolicy(GALERA_ATTEMPTS, d.initialBackoff(), d.maxBackoff()) : d;
+        return galera || groupReplication == GroupReplication.MULTI_PRIMARY
+                ? new dev.rowqueue.RetryPolicy(GALERA_ATTEMPTS, d.initialBackoff(), d.maxBackoff()) : d;
+    }
+
+    /**
+     * Whether the server is a Group Replication member, as it said when rowqueue started. Then: every connection
+     * rowqueue borrows gets {@link #GROUP_REPLICATION_SESSION} once; certification failures (3101 at commit, 1180
+     * "error 149 during COMMIT", and 1213 on the statement after, as on Galera) are rolled-back transactions to retry
+     * whole; a member that refuses a statement before running it (1290 {@code super_read_only} on a secondary or a
+     * member that left, 3032 offline mode, 3100 a refused replication hook, 3796-3799) is a failure before sending,
+     * retried on another connection; in multi-primary mode, {@link #GALERA_ATTEMPTS} attempts; and the schema's DDL
+     * runs only when the tables are missing ({@link #reissuesExistingSchema()}).
+     *
+     * @return the server's Group Replication mode, {@link GroupReplication#NONE} outside a group
+     */
+    public GroupReplication groupReplication() {
+        return groupReplication;
+    }
+
+    /**
+     * {@code false} on a Group Replication member: DDL replicates to every member and, run by several members at once,
+     * a statement that fails when applied twice puts the whole group into ERROR state; the core then issues the
+     * schema's DDL only when its tables are missing, not on every start.
+     */
+    @Override
+    public boolean reissuesExistingSchema() {
+        return groupReplication == GroupReplication.NONE;
     }
 
     /** Attempts of an operation on Galera ({@link #defaultRetryPolicy()}). */
     static final int GALERA_ATTEMPTS = 24;
 
-    /** On Galera, gives the session {@link #GALERA_SESSION} once per physical connection. */
+    /**
+     * On Galera, gives the session {@link #GALERA_SESSION}, on a Group Replication member
+     * {@link #GROUP_REPLICATION_SESSION}, once per physical connection.
+     */
     @Override
     public void prepareConnection(Connection connection) throws SQLException {
-        if (!galera) {
+        String session = galera ? GALERA_SESSION
+                : groupReplication != GroupReplication.NONE ? GROUP_REPLICATION_SESSION : null;
+        if (session == null) {
             return;
         }
         Connection physical = physical(connection);
@@ -376,7 +496,7 @@ public class MySqlDialect extends Dialect {
             return;
         }
         try (Statement s = connection.createStatement()) {
-            s.execute(GALERA_SESSION);
+            s.execute(session);
         }
         prepared.add(physical);
     }
@@ -634,6 +754,17 @@ public class MySqlDialect extends Dialect {
                 return SqlErrorKind.CONNECTION;
             case 1047: // ER_UNKNOWN_COM_ERROR, 08S01 on Galera: "WSREP has not yet prepared node for application use"
                 return SqlErrorKind.CONNECTION;
+            case 3101: // ER_TRANSACTION_ROLLBACK_DURING_COMMIT: "Plugin instructed the server to rollback" (certification)
+                return SqlErrorKind.ROLLED_BACK;
+            case 1180: // ER_ERROR_DURING_COMMIT: "Got error 149 - 'Lock deadlock; Retry transaction'" is a rollback
+                return String.valueOf(e.getMessage()).contains("149") ? SqlErrorKind.ROLLED_BACK
+                        : super.classifyOne(e);
+            case 1290: // ER_OPTION_PREVENTS_STATEMENT: --read-only / --super-read-only
+                return refusedByGroupMember(e) ? SqlErrorKind.CONNECTION : SqlErrorKind.READ_ONLY;
+            case 3032: // ER_SERVER_OFFLINE_MODE
+            case 3100: // ER_RUN_HOOK_ERROR: a replication hook (before_commit) refused the transaction
+            case 3796: case 3797: case 3798: case 3799: // Group Replication refusals while a member is not ONLINE
+                return refusedByGroupMember(e) ? SqlErrorKind.CONNECTION : super.classifyOne(e);
             default:
                 return super.classifyOne(e);
         }
@@ -645,12 +776,26 @@ public class MySqlDialect extends Dialect {
      */
     @Override
     public boolean failedBeforeSending(SQLException e) {
-        return e.getErrorCode() == 1047 || super.failedBeforeSending(e);
+        return e.getErrorCode() == 1047 || refusedByGroupMember(e) || super.failedBeforeSending(e);
+    }
+
+    /** Vendor codes with which a Group Replication member refuses a statement before it runs (or commits) anything. */
+    private static final Set<Integer> GROUP_MEMBER_REFUSALS = Set.of(1290, 3032, 3100, 3796, 3797, 3798, 3799);
+
+    /**
+     * @param e an error
+     * @return whether a Group Replication member refused the statement before running it: then nothing ran, and the
+     *         core retries it on another connection, which a multi-host URL may open on the member that is primary now
+     */
+    private boolean refusedByGroupMember(SQLException e) {
+        return groupReplication != GroupReplication.NONE && GROUP_MEMBER_REFUSALS.contains(e.getErrorCode());
     }
 
     @Override
     public String toString() {
-        return name + " on " + version + (galera ? " (Galera)" : "") + " (claim " + claimPath.value() + ", single-writer " + singleWriter.value()
+        return name + " on " + version + (galera ? " (Galera)" : "")
+                + (groupReplication != GroupReplication.NONE ? " (Group Replication, "
+                + optionValue(groupReplication) + ")" : "") + " (claim " + claimPath.value() + ", single-writer " + singleWriter.value()
                 + ", keys " + keyType.value() + ")";
     }
 }

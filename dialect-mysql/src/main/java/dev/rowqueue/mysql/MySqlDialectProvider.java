@@ -41,10 +41,14 @@ public final class MySqlDialectProvider implements DialectProvider {
         return MySqlDialect.create(MySqlDialect.MYSQL, product, options);
     }
 
-    /** Asks the server once whether it is a Galera node ({@link MySqlDialect#galera()}). */
+    /**
+     * Asks the server once whether it is a Galera node ({@link MySqlDialect#galera()}) or a Group Replication member
+     * ({@link MySqlDialect#groupReplication()}).
+     */
     @Override
     public Dialect create(DatabaseProduct product, Map<String, String> options, Connection connection)
             throws SQLException {
-        return MySqlDialect.create(MySqlDialect.MYSQL, product, options, MySqlDialect.isGalera(connection));
+        return MySqlDialect.create(MySqlDialect.MYSQL, product, options, MySqlDialect.isGalera(connection),
+                MySqlDialect.groupReplication(connection));
     }
 }

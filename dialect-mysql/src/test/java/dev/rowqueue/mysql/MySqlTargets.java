@@ -85,6 +85,29 @@ final class MySqlTargets {
     }
 
     /**
+     * A target in a fresh database of the shared MySQL 9.x server from Debian sid ({@link MySqlServer#shared()}),
+     * behind a pool that keeps the server's session settings: what a user gets with the JDBC URL alone.
+     *
+     * @param database       the database to (re)create, dropped when the target closes
+     * @param mariaDbDriver  MariaDB Connector/J, with {@code transactionIsolation=READ-COMMITTED} in its URL, instead
+     *                       of MySQL Connector/J at the server's default REPEATABLE READ
+     * @return the target; add options with {@code withOption}
+     */
+    static TckTargets.Target chroot(String database, boolean mariaDbDriver) {
+        MySqlServer server = MySqlServer.shared();
+        server.execute("DROP DATABASE IF EXISTS " + database, "CREATE DATABASE " + database);
+        String url = mariaDbDriver ? server.mariaDbUrl(database) + "?transactionIsolation=READ-COMMITTED"
+                : server.url(database);
+        HikariDataSource ds = pool(url, "root", "", null, database);
+        String name = "MySQL " + server.version() + " (Debian sid, chroot) via "
+                + (mariaDbDriver ? "MariaDB Connector/J, READ COMMITTED (URL)" : "MySQL Connector/J, REPEATABLE READ (server default)");
+        return TckTargets.of(name, ds, () -> {
+            ds.close();
+            server.execute("DROP DATABASE IF EXISTS " + database);
+        });
+    }
+
+    /**
      * A {@link TckTargets.Connector} for {@link TckTargets#fromEnvironment(String, String, TckTargets.Connector)}: an
      * existing server with its own session settings, behind a pool.
      *

@@ -6,6 +6,7 @@ import dev.rowqueue.OperationListener;
 import dev.rowqueue.QueueInfo;
 import dev.rowqueue.QueueKind;
 import dev.rowqueue.RowQueues;
+import dev.rowqueue.ScheduleListener;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkerListener;
 import io.micrometer.core.instrument.Counter;
@@ -42,7 +43,7 @@ import java.util.concurrent.TimeUnit;
  * application with queues of the same name in several databases gives each database's instance a tag of its own
  * ({@link #RowQueueMetrics(MeterRegistry, Iterable)}). Thread-safe.
  */
-public final class RowQueueMetrics implements OperationListener {
+public final class RowQueueMetrics implements OperationListener, ScheduleListener {
 
     /** How old a queue's cached counts may get before a gauge read queries them again: 10 seconds. */
     public static final Duration DEFAULT_DEPTH_REFRESH = Duration.ofSeconds(10);
@@ -252,6 +253,52 @@ public final class RowQueueMetrics implements OperationListener {
             }
         }
         return result;
+    }
+
+    // ---------------------------------------------------------------- schedules
+
+    static final String SCHEDULE_SLOTS = "rowqueue.schedule.slots";
+    static final String SCHEDULE_LAG = "rowqueue.schedule.lag";
+
+    private record SlotKey(String schedule, String outcome) {
+    }
+
+    private final ConcurrentMap<SlotKey, Counter> slots = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, Timer> lags = new ConcurrentHashMap<>();
+
+    private Counter slots(String schedule, String outcome) {
+        return slots.computeIfAbsent(new SlotKey(schedule, outcome), k -> Counter.builder(SCHEDULE_SLOTS)
+                .description("slots of a schedule by outcome: fired on time, fired late, missed (no job of their own)")
+                .tags(Tags.of("schedule", k.schedule(), "outcome", k.outcome())).tags(tags).register(registry));
+    }
+
+    private void lag(String schedule, Duration lag) {
+        lags.computeIfAbsent(schedule, s -> Timer.builder(SCHEDULE_LAG)
+                .description("from a slot's time to its job's enqueue, by the database's clock")
+                .tags(Tags.of("schedule", s)).tags(tags).register(registry)).record(lag);
+    }
+
+    /**
+     * Counts a slot fired on time ({@code rowqueue.schedule.slots{outcome=fired}}) and records its lag
+     * ({@code rowqueue.schedule.lag}). Register with {@code RowQueues.Builder.scheduleListener(metrics)}.
+     */
+    @Override
+    public void fired(String schedule, java.time.Instant slot, long jobId, Duration lag) {
+        slots(schedule, "fired").increment();
+        lag(schedule, lag);
+    }
+
+    /** Counts a slot fired late ({@code outcome=late}) and records its lag. */
+    @Override
+    public void late(String schedule, java.time.Instant slot, long jobId, Duration lag) {
+        slots(schedule, "late").increment();
+        lag(schedule, lag);
+    }
+
+    /** Counts slots that got no job of their own ({@code outcome=missed}). */
+    @Override
+    public void missed(String schedule, java.time.Instant first, java.time.Instant last, long count) {
+        slots(schedule, "missed").increment(count);
     }
 
     @Override

@@ -28,7 +28,9 @@ import java.time.Duration;
  *       unless {@code rowqueue.transactions.join=false}); closed with the context, never the data source;</li>
  *   <li>{@link ConfiguredQueues}, queue handles with the configured per-queue options;</li>
  *   <li>{@link RowQueueWorkers}, which runs the {@link WorkerDefinition} beans with the context, each adjusted by
- *       the {@link RowQueueWorkerCustomizer} beans.</li>
+ *       the {@link RowQueueWorkerCustomizer} beans;</li>
+ *   <li>{@link RowQueueSchedules}, which defines the {@link ScheduleDefinition} beans and the
+ *       {@code rowqueue.schedules.*} schedules at startup and starts the scheduler ({@code rowqueue.scheduler.*}).</li>
  * </ul>
  * Each bean backs off when the application defines its own. Active when there is a single candidate
  * {@code DataSource}, spring-jdbc is on the class path and {@code rowqueue.enabled} is not {@code false}.
@@ -72,6 +74,8 @@ public class RowQueueAutoConfiguration {
         if (retry != null) {
             b.retry(retry);
         }
+        RowQueueProperties.Scheduler scheduler = properties.getScheduler();
+        b.scheduler(!Boolean.FALSE.equals(scheduler.getEnabled())).schedulerPollInterval(scheduler.getPollInterval());
         if (properties.getTransactions().isJoin()) {
             b.transactionBinding(new SpringTransactionBinding());
         }
@@ -108,6 +112,20 @@ public class RowQueueAutoConfiguration {
                 .orElse(Duration.ofSeconds(30));
         return new RowQueueWorkers(queues, definitions.orderedStream().toList(), customizers.orderedStream().toList(),
                 properties.getWorkers().isAutoStartup(), phase);
+    }
+
+    /**
+     * @param queues      the queues schedules enqueue into
+     * @param definitions the schedules declared as beans
+     * @param properties  {@code rowqueue.schedules.*} and {@code rowqueue.scheduler.*}
+     * @return what defines the schedules at startup and starts the scheduler
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public RowQueueSchedules rowQueueSchedules(ConfiguredQueues queues,
+                                               ObjectProvider<ScheduleDefinition> definitions,
+                                               RowQueueProperties properties) {
+        return new RowQueueSchedules(queues, definitions.orderedStream().toList(), properties);
     }
 
     private static DataSource unwrap(DataSource dataSource) {

@@ -70,7 +70,7 @@ public class RowQueueMetricsAutoConfiguration {
      */
     @Bean
     public RowQueuesBuilderCustomizer rowQueueMetricsOperationListener(RowQueueMetrics metrics) {
-        return builder -> builder.operationListener(metrics);
+        return builder -> builder.operationListener(metrics).scheduleListener(metrics);
     }
 
     /**

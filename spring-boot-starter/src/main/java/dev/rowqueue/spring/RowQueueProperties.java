@@ -79,6 +79,127 @@ public class RowQueueProperties {
     /** The operator console, when rowqueue-console is on the class path of a servlet web application. */
     private final Console console = new Console();
 
+    /** The scheduler of recurring jobs. */
+    private final Scheduler scheduler = new Scheduler();
+
+    /** Schedules (recurring jobs) by name, defined at startup. */
+    private Map<String, ScheduleEntry> schedules = new LinkedHashMap<>();
+
+    public Scheduler getScheduler() {
+        return scheduler;
+    }
+
+    public Map<String, ScheduleEntry> getSchedules() {
+        return schedules;
+    }
+
+    public void setSchedules(Map<String, ScheduleEntry> schedules) {
+        this.schedules = schedules;
+    }
+
+    /** {@code rowqueue.scheduler.*}. */
+    public static class Scheduler {
+        /**
+         * Whether this application fires due schedules. Unset: it does when it defines any (beans or
+         * {@code rowqueue.schedules.*}); {@code true}: always (a node that only fires schedules others defined);
+         * {@code false}: never.
+         */
+        private Boolean enabled;
+
+        /** How often the due schedules are selected: one statement per poll for all of them. */
+        private Duration pollInterval = Duration.ofSeconds(1);
+
+        public Boolean getEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(Boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getPollInterval() {
+            return pollInterval;
+        }
+
+        public void setPollInterval(Duration pollInterval) {
+            this.pollInterval = pollInterval;
+        }
+    }
+
+    /** {@code rowqueue.schedules.<name>.*}: one schedule. */
+    public static class ScheduleEntry {
+        /** A cron expression (in {@code zone}), or rate:PT10S, delay:PT1M, cron:<expression>@<zone>. */
+        private String schedule;
+        /** The work queue its jobs go into. */
+        private String queue;
+        /** The payload template ({slot}, {slot_ms}, {schedule}); unset: the default. */
+        private String payload;
+        /** The job key template; unset: none. */
+        private String key;
+        /** The cron expression's zone; unset: UTC. */
+        private String zone;
+        /** SKIP, ONCE (default) or EACH:<cap>. */
+        private String missed;
+        /** Whether a stored definition that differs is replaced (otherwise startup fails with the conflict). */
+        private boolean replace;
+
+        public String getSchedule() {
+            return schedule;
+        }
+
+        public void setSchedule(String schedule) {
+            this.schedule = schedule;
+        }
+
+        public String getQueue() {
+            return queue;
+        }
+
+        public void setQueue(String queue) {
+            this.queue = queue;
+        }
+
+        public String getPayload() {
+            return payload;
+        }
+
+        public void setPayload(String payload) {
+            this.payload = payload;
+        }
+
+        public String getKey() {
+            return key;
+        }
+
+        public void setKey(String key) {
+            this.key = key;
+        }
+
+        public String getZone() {
+            return zone;
+        }
+
+        public void setZone(String zone) {
+            this.zone = zone;
+        }
+
+        public String getMissed() {
+            return missed;
+        }
+
+        public void setMissed(String missed) {
+            this.missed = missed;
+        }
+
+        public boolean isReplace() {
+            return replace;
+        }
+
+        public void setReplace(boolean replace) {
+            this.replace = replace;
+        }
+    }
+
     public boolean isEnabled() {
         return enabled;
     }

@@ -146,6 +146,16 @@ public abstract class RowQueueTck {
         }
     }
 
+    /** Operators' job API: lookup, listing, cancellation, activity. */
+    @Nested
+    @DisplayName("jobs")
+    class Jobs extends JobContract {
+        @Override
+        protected TckEnv env() {
+            return env;
+        }
+    }
+
     /** Round-robin rotation. */
     @Nested
     @DisplayName("rotation")
@@ -200,6 +210,16 @@ public abstract class RowQueueTck {
     @Nested
     @DisplayName("concurrency")
     class Concurrency extends ConcurrencyContract {
+        @Override
+        protected TckEnv env() {
+            return env;
+        }
+    }
+
+    /** Recurring jobs. */
+    @Nested
+    @DisplayName("schedules")
+    class ScheduleContracts extends ScheduleContract {
         @Override
         protected TckEnv env() {
             return env;

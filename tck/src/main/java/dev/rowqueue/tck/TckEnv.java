@@ -50,12 +50,15 @@ public final class TckEnv {
     }
 
     /**
-     * A builder on the target, configured with its dialect and options: use it for a second "node".
+     * A builder on the target, configured with its dialect and options, not recording activity: use it for a second
+     * "node". Its scheduler is off ({@code scheduler(true)} turns it on), so that no contract but
+     * {@link ScheduleContract} sees its statements.
      *
      * @return a builder on the target's data source (counted, fault-injectable)
      */
     public RowQueues.Builder builder() {
-        RowQueues.Builder b = RowQueues.builder(faults);
+        // statement counts stay exact: activity is recorded only where a contract asks for it (JobContract)
+        RowQueues.Builder b = RowQueues.builder(faults).recordActivity(false).scheduler(false);
         target.dialect().ifPresent(b::dialect);
         target.dialectOptions().forEach(b::dialectOption);
         return b;

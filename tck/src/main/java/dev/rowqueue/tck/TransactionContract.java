@@ -64,7 +64,9 @@ public abstract class TransactionContract extends Contract {
     }
 
     private void outbox(boolean commit) throws SQLException {
-        WorkQueue q = rq().workQueue(newName());
+        // created before the caller's transaction: creating it inside would wait, on databases that lock the whole
+        // file (SQLite), for the very transaction that waits for it
+        WorkQueue q = rq().workQueue(newName()).create();
         RingQueue ring = rq().ring(newName(), 3);
         Counters counters = rq().counters(newName());
         String table = businessTable();

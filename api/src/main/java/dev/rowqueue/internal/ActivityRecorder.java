@@ -1,0 +1,239 @@
+package dev.rowqueue.internal;
+
+import dev.rowqueue.QueueActivity;
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.Sql;
+import dev.rowqueue.spi.SqlOp;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
+
+/**
+ * Counts what work queues do per minute in memory and writes the counts of every queue in one batched
+ * {@code INSERT} per minute (one row per queue and minute), on a daemon thread started by the first count; every
+ * {@value #CLEANUP_EVERY}th write also deletes rows older than an hour. No statement runs per job. On close, what is
+ * left is written. Reads add this process's counts not yet written to the table's.
+ */
+final class ActivityRecorder {
+    private static final Logger log = LoggerFactory.getLogger(ActivityRecorder.class);
+
+    static final int ENQUEUED = 0;
+    static final int FINISHED = 1;
+    static final int FAILED = 2;
+    /** How many flushes run between two deletions of old rows. */
+    static final int CLEANUP_EVERY = 10;
+    private static final long MINUTE_MS = 60_000L;
+    private static final long HOUR_MS = QueueActivity.MINUTES * MINUTE_MS;
+
+    /** A recorder that counts nothing (activity recording off): reads see only the table. */
+    static ActivityRecorder off(Dialect dialect, Executor executor) {
+        return new ActivityRecorder(dialect, executor, false, System::currentTimeMillis);
+    }
+
+    private record Bucket(String queue, long minute) {
+    }
+
+    private final Dialect dialect;
+    private final Executor executor;
+    private final boolean enabled;
+    private final LongSupplier clock;
+    private final Map<Bucket, long[]> pending = new ConcurrentHashMap<>();
+    private final AtomicBoolean started = new AtomicBoolean();
+    private final AtomicBoolean warned = new AtomicBoolean();
+    private volatile ScheduledExecutorService timer;
+    private volatile boolean closed;
+    private int flushes;
+
+    private final Sql insert = Sql.of("INSERT INTO " + Dialect.ACTIVITY_TABLE + " (queue_name, minute_ms, flush_id,"
+            + " n_enqueued, n_finished, n_failed) VALUES (:queue, :minute, :flush, :enqueued, :finished, :failed)");
+    private final Sql cleanup = Sql.of("DELETE FROM " + Dialect.ACTIVITY_TABLE + " WHERE minute_ms < :before");
+    private final Sql read = Sql.of("SELECT minute_ms, SUM(n_enqueued), SUM(n_finished), SUM(n_failed) FROM "
+            + Dialect.ACTIVITY_TABLE + " WHERE queue_name = :queue AND minute_ms >= :since GROUP BY minute_ms");
+
+    /**
+     * @param dialect  the dialect
+     * @param executor a pooled executor (never a caller's transaction)
+     * @param enabled  whether to count
+     * @param clock    epoch milliseconds
+     */
+    ActivityRecorder(Dialect dialect, Executor executor, boolean enabled, LongSupplier clock) {
+        this.dialect = dialect;
+        this.executor = executor;
+        this.enabled = enabled;
+        this.clock = clock;
+    }
+
+    /**
+     * Counts in memory: no statement.
+     *
+     * @param queue the work queue
+     * @param what  {@link #ENQUEUED}, {@link #FINISHED} or {@link #FAILED}
+     * @param n     how many
+     */
+    void record(String queue, int what, long n) {
+        if (!enabled || n <= 0 || closed) {
+            return;
+        }
+        long minute = Math.floorDiv(clock.getAsLong(), MINUTE_MS) * MINUTE_MS;
+        pending.compute(new Bucket(queue, minute), (b, counts) -> {
+            long[] c = counts == null ? new long[3] : counts;
+            c[what] += n;
+            return c;
+        });
+        if (started.compareAndSet(false, true)) {
+            start();
+        }
+    }
+
+    private void start() {
+        ScheduledExecutorService t = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "rowqueue-activity");
+            thread.setDaemon(true);
+            return thread;
+        });
+        long now = clock.getAsLong();
+        long toNextMinute = MINUTE_MS - Math.floorMod(now, MINUTE_MS) + 1_000; // a second into the next minute
+        t.scheduleAtFixedRate(this::tick, toNextMinute, MINUTE_MS, TimeUnit.MILLISECONDS);
+        timer = t;
+    }
+
+    private void tick() {
+        try {
+            flush(false);
+        } catch (RuntimeException e) {
+            log.debug("rowqueue: writing activity failed", e);
+        }
+    }
+
+    /**
+     * Writes the pending counts: of minutes that have ended, or all of them; every {@value #CLEANUP_EVERY}th call
+     * deletes rows older than an hour.
+     *
+     * @param all whether to write the current minute too (on close)
+     * @return how many rows were written
+     */
+    synchronized int flush(boolean all) {
+        long now = clock.getAsLong();
+        long current = Math.floorDiv(now, MINUTE_MS) * MINUTE_MS;
+        List<Map.Entry<Bucket, long[]>> rows = new ArrayList<>();
+        for (Bucket b : List.copyOf(pending.keySet())) {
+            if (all || b.minute() < current) {
+                long[] counts = pending.remove(b); // atomic with record's compute: a later count makes a new entry
+                if (counts != null) {
+                    rows.add(Map.entry(b, counts));
+                }
+            }
+        }
+        boolean clean = ++flushes % CLEANUP_EVERY == 0;
+        if (rows.isEmpty() && !clean) {
+            return 0;
+        }
+        long flushId = ThreadLocalRandom.current().nextLong();
+        try {
+            executor.run("write the activity of " + rows.size() + " queue minutes", SqlOp.transaction(c -> {
+                if (!rows.isEmpty()) {
+                    try (PreparedStatement ps = insert.prepare(c)) {
+                        for (Map.Entry<Bucket, long[]> row : rows) {
+                            long[] n = row.getValue();
+                            dialect.bind(insert, ps).set("queue", row.getKey().queue())
+                                    .set("minute", row.getKey().minute()).set("flush", flushId)
+                                    .set("enqueued", n[ENQUEUED]).set("finished", n[FINISHED])
+                                    .set("failed", n[FAILED]).addBatch();
+                        }
+                        ps.executeBatch();
+                    }
+                }
+                if (clean) {
+                    try (PreparedStatement ps = cleanup.prepare(c)) {
+                        dialect.bind(cleanup, ps).set("before", current - HOUR_MS).done();
+                        ps.executeUpdate();
+                    }
+                }
+                return null;
+            }));
+        } catch (RuntimeException e) {
+            if (warned.compareAndSet(false, true)) {
+                log.warn("rowqueue: cannot write work queues' activity to {} ({}); the counts of {} queue minutes are"
+                        + " lost. If the table is missing, run RowQueues.schema().catalog()'s statements for it (logged"
+                        + " once, at DEBUG after)", Dialect.ACTIVITY_TABLE, e.getMessage(), rows.size());
+            } else {
+                log.debug("rowqueue: cannot write work queues' activity: {}", e.getMessage());
+            }
+            return 0;
+        }
+        return rows.size();
+    }
+
+    /**
+     * @param queue    a work queue
+     * @param executor the executor of the calling handle
+     * @return the last hour per minute: the table's rows and this process's pending counts
+     */
+    QueueActivity read(String queue, Executor executor) {
+        long now = clock.getAsLong();
+        long current = Math.floorDiv(now, MINUTE_MS) * MINUTE_MS;
+        long since = current - (QueueActivity.MINUTES - 1) * MINUTE_MS;
+        long[][] series = new long[3][QueueActivity.MINUTES];
+        executor.run("read the activity of " + queue, SqlOp.read(c -> {
+            try (PreparedStatement ps = read.prepare(c)) {
+                dialect.bind(read, ps).set("queue", queue).set("since", since).done();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        add(series, (int) ((rs.getLong(1) - since) / MINUTE_MS), rs.getLong(2), rs.getLong(3),
+                                rs.getLong(4));
+                    }
+                }
+            }
+            return null;
+        }));
+        pending.forEach((b, counts) -> {
+            if (b.queue().equals(queue) && b.minute() >= since) {
+                add(series, (int) ((b.minute() - since) / MINUTE_MS), counts[0], counts[1], counts[2]);
+            }
+        });
+        return new QueueActivity(Instant.ofEpochMilli(since), list(series[ENQUEUED]), list(series[FINISHED]),
+                list(series[FAILED]));
+    }
+
+    private static void add(long[][] series, int i, long enqueued, long finished, long failed) {
+        if (i >= 0 && i < QueueActivity.MINUTES) {
+            series[ENQUEUED][i] += enqueued;
+            series[FINISHED][i] += finished;
+            series[FAILED][i] += failed;
+        }
+    }
+
+    private static List<Long> list(long[] values) {
+        return Arrays.stream(values).boxed().toList();
+    }
+
+    /** Stops the timer and writes what is left. */
+    void close() {
+        closed = true;
+        ScheduledExecutorService t = timer;
+        if (t != null) {
+            t.shutdownNow();
+        }
+        if (!pending.isEmpty()) {
+            try {
+                flush(true);
+            } catch (RuntimeException e) {
+                log.debug("rowqueue: writing activity on close failed", e);
+            }
+        }
+    }
+}

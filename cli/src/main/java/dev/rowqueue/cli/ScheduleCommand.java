@@ -1,0 +1,215 @@
+package dev.rowqueue.cli;
+
+import dev.rowqueue.MissedSlots;
+import dev.rowqueue.ScheduleConflictException;
+import dev.rowqueue.ScheduleInfo;
+import dev.rowqueue.ScheduleOptions;
+import dev.rowqueue.Schedules;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.NoSuchElementException;
+
+/** Recurring jobs: {@code schedule list|add|pause|resume|trigger|delete|next}. */
+@Command(name = "schedule", mixinStandardHelpOptions = true,
+        description = "Define, list, pause, resume, trigger and delete recurring jobs (schedules).",
+        subcommands = {ScheduleCommand.ListSchedules.class, ScheduleCommand.Add.class, ScheduleCommand.Pause.class,
+                ScheduleCommand.Resume.class, ScheduleCommand.Trigger.class, ScheduleCommand.Delete.class,
+                ScheduleCommand.Next.class})
+final class ScheduleCommand extends GroupCommand {
+
+    /** A schedule command; the command line never runs a scheduler itself. */
+    abstract static class OnSchedules extends BaseCommand {
+        @Mixin
+        ConnectionOptions connection;
+
+        /** The open database, while {@link #run(Schedules)} runs. */
+        dev.rowqueue.RowQueues rq;
+
+        @Override
+        final int run() {
+            try (Endpoint.Opened db = connection.endpoint(this).open(true)) {
+                rq = db.rq();
+                return run(db.rq().schedules());
+            } catch (ScheduleConflictException e) {
+                throw new CliException(ExitCode.USAGE, e.getMessage(), e);
+            } catch (NoSuchElementException e) {
+                throw new CliException(ExitCode.NOT_FOUND, e.getMessage(), e);
+            }
+        }
+
+        /**
+         * @param schedules the database's schedules
+         * @return the exit code
+         */
+        abstract int run(Schedules schedules);
+
+        static NoSuchElementException unknown(String name) {
+            return new NoSuchElementException("no schedule named '" + name + "'");
+        }
+    }
+
+    /** {@code schedule list}. */
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "Lists the schedules with their next slot.")
+    static final class ListSchedules extends OnSchedules {
+        @Override
+        int run(Schedules schedules) {
+            List<ScheduleInfo> all = schedules.list();
+            if (all.isEmpty()) {
+                terminal().println("No schedules in this database.");
+                return ExitCode.OK;
+            }
+            Table t = new Table("name", "schedule", "queue", "next slot", "state", "missed slots");
+            for (ScheduleInfo s : all) {
+                t.row(s.name(), s.schedule(), s.options().queue(), s.nextFire(), s.paused() ? "paused" : "active",
+                        s.options().missed());
+            }
+            terminal().print(t);
+            return ExitCode.OK;
+        }
+    }
+
+    /** {@code schedule add}. */
+    @Command(name = "add", mixinStandardHelpOptions = true,
+            description = "Defines a schedule; the same definition again changes nothing, another one is a conflict"
+                    + " (exit 2) unless --replace.")
+    static final class Add extends OnSchedules {
+        @Parameters(index = "0", paramLabel = "NAME", description = "the schedule's name")
+        String name;
+
+        @Parameters(index = "1", paramLabel = "SCHEDULE", description = "a cron expression (quoted: '0 9 * * MON-FRI'),"
+                + " or rate:PT10S, delay:PT1M, cron:<expression>@<zone>")
+        String spec;
+
+        @Option(names = "--queue", required = true, paramLabel = "QUEUE", description = "the existing work queue")
+        String queue;
+
+        @Option(names = "--payload", paramLabel = "TEMPLATE", description = "the jobs' payload; {slot}, {slot_ms} and"
+                + " {schedule} are replaced (default: " + ScheduleOptions.DEFAULT_PAYLOAD + ")")
+        String payload;
+
+        @Option(names = "--key", paramLabel = "TEMPLATE", description = "the jobs' key, with the same placeholders")
+        String key;
+
+        @Option(names = "--zone", paramLabel = "ZONE", description = "the cron expression's time zone (default UTC)")
+        String zone;
+
+        @Option(names = "--missed", paramLabel = "POLICY", description = "SKIP, ONCE (default) or EACH:<cap>")
+        String missed;
+
+        @Option(names = "--replace", description = "replace an existing definition of that name")
+        boolean replace;
+
+        @Override
+        int run(Schedules schedules) {
+            ScheduleOptions o = ScheduleOptions.queue(queue);
+            Catalog.require(rq, queue, dev.rowqueue.QueueKind.WORK);
+            if (payload != null) {
+                o = o.payload(payload);
+            }
+            if (key != null) {
+                o = o.key(key);
+            }
+            if (zone != null) {
+                o = o.zone(zone);
+            }
+            if (missed != null) {
+                o = o.missed(MissedSlots.parse(missed));
+            }
+            ScheduleInfo info = replace
+                    ? schedules.replace(name, spec, o)
+                    : schedules.define(name, spec, o);
+            terminal().println("schedule " + info.name() + ": " + info.schedule() + " into " + info.options().queue()
+                    + ", next slot " + info.nextFire());
+            return ExitCode.OK;
+        }
+    }
+
+    /** {@code schedule pause}. */
+    @Command(name = "pause", mixinStandardHelpOptions = true, description = "Pauses a schedule.")
+    static final class Pause extends OnSchedules {
+        @Parameters(index = "0", paramLabel = "NAME", description = "the schedule")
+        String name;
+
+        @Override
+        int run(Schedules schedules) {
+            if (!schedules.pause(name)) {
+                throw unknown(name);
+            }
+            terminal().println("paused schedule " + name);
+            return ExitCode.OK;
+        }
+    }
+
+    /** {@code schedule resume}. */
+    @Command(name = "resume", mixinStandardHelpOptions = true,
+            description = "Resumes a schedule; the slots that went by are missed slots (its policy applies).")
+    static final class Resume extends OnSchedules {
+        @Parameters(index = "0", paramLabel = "NAME", description = "the schedule")
+        String name;
+
+        @Override
+        int run(Schedules schedules) {
+            if (!schedules.resume(name)) {
+                throw unknown(name);
+            }
+            terminal().println("resumed schedule " + name);
+            return ExitCode.OK;
+        }
+    }
+
+    /** {@code schedule trigger}. */
+    @Command(name = "trigger", mixinStandardHelpOptions = true,
+            description = "Enqueues the schedule's job now, without moving its slots.")
+    static final class Trigger extends OnSchedules {
+        @Parameters(index = "0", paramLabel = "NAME", description = "the schedule")
+        String name;
+
+        @Override
+        int run(Schedules schedules) {
+            long id = schedules.triggerNow(name);
+            terminal().println("enqueued job " + id + " of schedule " + name);
+            return ExitCode.OK;
+        }
+    }
+
+    /** {@code schedule delete}. */
+    @Command(name = "delete", mixinStandardHelpOptions = true,
+            description = "Deletes a schedule; the jobs it enqueued stay.")
+    static final class Delete extends OnSchedules {
+        @Parameters(index = "0", paramLabel = "NAME", description = "the schedule")
+        String name;
+
+        @Override
+        int run(Schedules schedules) {
+            if (!schedules.delete(name)) {
+                throw unknown(name);
+            }
+            terminal().println("deleted schedule " + name);
+            return ExitCode.OK;
+        }
+    }
+
+    /** {@code schedule next}. */
+    @Command(name = "next", mixinStandardHelpOptions = true, description = "Prints a schedule's next slots.")
+    static final class Next extends OnSchedules {
+        @Parameters(index = "0", paramLabel = "NAME", description = "the schedule")
+        String name;
+
+        @Option(names = {"-n", "--count"}, paramLabel = "N", defaultValue = "5",
+                description = "how many (default: ${DEFAULT-VALUE}, at most 1000)")
+        int count;
+
+        @Override
+        int run(Schedules schedules) {
+            for (Instant i : schedules.next(name, count)) {
+                terminal().println(i.toString());
+            }
+            return ExitCode.OK;
+        }
+    }
+}

@@ -1,0 +1,299 @@
+package dev.rowqueue.mysql;
+
+import org.junit.jupiter.api.Assumptions;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A MySQL Group Replication group of three members on loopback for tests, each a {@link MySqlServer} from the
+ * {@link SidChroot} with its own SQL and group communication (XCOM) ports. Member 1 bootstraps the group, members 2
+ * and 3 join it and catch up by distributed recovery with a user of their own ({@code sql_log_bin = 0}, no TLS:
+ * {@code group_replication_recovery_get_public_key}). Election weights 90/70/50, so in single-primary mode member 1 is
+ * the primary and member 2 follows it, the order of {@link #multiHostUrl}; {@code group_replication_member_expel_timeout
+ * = 0}, so a killed primary is expelled and replaced in seconds, not after the default 5 s plus suspicion.
+ *
+ * <p>{@link #acquire} shares one group per JVM (and mode) between test classes and stops it 30 s after its last
+ * {@link #release}; {@link #start} makes a private one (for tests that kill members), stopped by {@link #close}. A
+ * group that does not come up within its deadline is torn down and the caller is reported NOT RUN with the members'
+ * last log lines; where the chroot cannot be made, NOT RUN with that reason.
+ */
+final class GroupReplicationCluster implements AutoCloseable {
+
+    /** The group's mode. */
+    enum Mode {
+        /** One primary takes writes, elected by weight. */
+        SINGLE_PRIMARY,
+        /** Every member takes writes ({@code enforce_update_everywhere_checks = ON}). */
+        MULTI_PRIMARY
+    }
+
+    /** How long the group may take to have three ONLINE members. */
+    private static final long START_MILLIS = 180_000;
+    private static final int[] WEIGHTS = {90, 70, 50};
+    private static final long IDLE_MILLIS = 30_000;
+
+    private static GroupReplicationCluster shared;
+    private static int users;
+    private static ScheduledFuture<?> idleStop;
+    private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "group-replication-idle-stop");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private final Mode mode;
+    private final List<MySqlServer> members = new ArrayList<>();
+    private final int[] sqlPorts;
+    private long startMillis;
+
+    private GroupReplicationCluster(Mode mode, int[] sqlPorts) {
+        this.mode = mode;
+        this.sqlPorts = sqlPorts;
+    }
+
+    /**
+     * @param mode the group's mode
+     * @return the group shared by this JVM's tests in that mode (a group of the other mode is stopped first); give it
+     *         back with {@link #release}
+     */
+    static synchronized GroupReplicationCluster acquire(Mode mode) {
+        if (idleStop != null) {
+            idleStop.cancel(false);
+            idleStop = null;
+        }
+        if (shared != null && shared.mode != mode) {
+            shared.close();
+            shared = null;
+        }
+        if (shared == null) {
+            shared = start(mode);
+            GroupReplicationCluster s = shared;
+            Runtime.getRuntime().addShutdownHook(new Thread(s::close, "group-replication-stop"));
+        }
+        users++;
+        return shared;
+    }
+
+    /** Gives back a group of {@link #acquire}; the last user's release stops it after {@value #IDLE_MILLIS} ms. */
+    static synchronized void release(GroupReplicationCluster cluster) {
+        if (cluster != shared) {
+            return;
+        }
+        users = Math.max(0, users - 1);
+        if (users == 0) {
+            idleStop = TIMER.schedule(() -> {
+                synchronized (GroupReplicationCluster.class) {
+                    if (users == 0 && shared == cluster) {
+                        shared = null;
+                        cluster.close();
+                    }
+                }
+            }, IDLE_MILLIS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * Starts a private group.
+     *
+     * @param mode the group's mode
+     * @return the group, three members ONLINE
+     */
+    static GroupReplicationCluster start(Mode mode) {
+        SidChroot.get(); // NOT RUN where the chroot cannot be made
+        int[] ports = MySqlServer.freePorts(6);
+        GroupReplicationCluster c = new GroupReplicationCluster(mode, new int[] {ports[0], ports[1], ports[2]});
+        try {
+            c.boot(new int[] {ports[3], ports[4], ports[5]});
+            return c;
+        } catch (RuntimeException e) {
+            String tails = c.tails(12);
+            c.close();
+            Assumptions.abort("the Group Replication group did not come up: " + e.getMessage() + "\n" + tails);
+            throw e;
+        }
+    }
+
+    private void boot(int[] xcomPorts) {
+        long t0 = System.nanoTime();
+        String group = UUID.randomUUID().toString();
+        StringBuilder seeds = new StringBuilder();
+        for (int x : xcomPorts) {
+            seeds.append(seeds.length() == 0 ? "" : ",").append("127.0.0.1:").append(x);
+        }
+        boolean single = mode == Mode.SINGLE_PRIMARY;
+        for (int i = 0; i < 3; i++) {
+            members.add(MySqlServer.start(sqlPorts[i], List.of("--performance-schema=ON", "--server-id=" + (i + 1),
+                    "--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--report-host=127.0.0.1",
+                    "--report-port=" + sqlPorts[i], "--plugin-load-add=group_replication.so",
+                    "--group-replication-group-name=" + group, "--group-replication-start-on-boot=OFF",
+                    "--group-replication-local-address=127.0.0.1:" + xcomPorts[i],
+                    "--group-replication-group-seeds=" + seeds, "--group-replication-ip-allowlist=127.0.0.1/8",
+                    "--group-replication-member-weight=" + WEIGHTS[i],
+                    "--group-replication-member-expel-timeout=0", "--group-replication-autorejoin-tries=0",
+                    "--group-replication-recovery-get-public-key=ON",
+                    "--group-replication-single-primary-mode=" + (single ? "ON" : "OFF"),
+                    "--group-replication-enforce-update-everywhere-checks=" + (single ? "OFF" : "ON"))));
+        }
+        for (MySqlServer m : members) {
+            m.execute("SET SESSION sql_log_bin = 0", "CREATE USER 'rowqueue_rpl'@'%' IDENTIFIED BY 'rpl'",
+                    "GRANT REPLICATION SLAVE ON *.* TO 'rowqueue_rpl'@'%'", "SET SESSION sql_log_bin = 1");
+        }
+        long deadline = System.currentTimeMillis() + START_MILLIS;
+        members.get(0).execute("SET GLOBAL group_replication_bootstrap_group = ON",
+                "START GROUP_REPLICATION USER = 'rowqueue_rpl', PASSWORD = 'rpl'",
+                "SET GLOBAL group_replication_bootstrap_group = OFF");
+        awaitOnline(0, 1, deadline);
+        for (int i = 1; i < 3; i++) {
+            members.get(i).execute("START GROUP_REPLICATION USER = 'rowqueue_rpl', PASSWORD = 'rpl'");
+            awaitOnline(i, i + 1, deadline);
+        }
+        startMillis = (System.nanoTime() - t0) / 1_000_000;
+    }
+
+    /**
+     * Waits until a member sees {@code size} members ONLINE.
+     *
+     * @param member   a member (0-based)
+     * @param size     the number of ONLINE members
+     * @param deadline epoch millis
+     */
+    void awaitOnline(int member, int size, long deadline) {
+        String last = "";
+        while (System.currentTimeMillis() < deadline) {
+            try {
+                List<String[]> rows = states(member);
+                last = rows.stream().map(r -> r[0] + ":" + r[1] + "=" + r[2] + "/" + r[3]).toList().toString();
+                if (rows.stream().filter(r -> "ONLINE".equals(r[2])).count() == size) {
+                    return;
+                }
+            } catch (IllegalStateException e) {
+                last = e.getMessage();
+            }
+            if (members.get(member).pid() < 0) {
+                throw new IllegalStateException("member " + (member + 1) + " exited");
+            }
+            MySqlServer.sleep(200);
+        }
+        throw new IllegalStateException("member " + (member + 1) + " did not see " + size + " members ONLINE: " + last);
+    }
+
+    /**
+     * @param member a member (0-based)
+     * @return the member's view: host, port, state, role of each member
+     */
+    List<String[]> states(int member) {
+        List<String[]> rows = new ArrayList<>();
+        try (Connection c = connect(member, ""); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT MEMBER_HOST, MEMBER_PORT, MEMBER_STATE, MEMBER_ROLE"
+                     + " FROM performance_schema.replication_group_members")) {
+            while (rs.next()) {
+                rows.add(new String[] {rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4)});
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("member " + (member + 1) + ": " + e.getMessage(), e);
+        }
+        return rows;
+    }
+
+    /**
+     * @param member   a member (0-based)
+     * @param database a database, or ""
+     * @return a new connection to the member (MySQL Connector/J)
+     * @throws SQLException if it cannot be reached
+     */
+    Connection connect(int member, String database) throws SQLException {
+        return DriverManager.getConnection(members.get(member).url(database), "root", "");
+    }
+
+    /** @return the group's mode */
+    Mode mode() {
+        return mode;
+    }
+
+    /** @return the members, member 1 first */
+    List<MySqlServer> members() {
+        return List.copyOf(members);
+    }
+
+    /**
+     * @param member   a member (0-based)
+     * @param database a database
+     * @return the member's MySQL Connector/J URL
+     */
+    String url(int member, String database) {
+        return members.get(member).url(database);
+    }
+
+    /**
+     * @param database a database
+     * @return one MySQL Connector/J URL naming the three members in election order (Connector/J connects to the first
+     *         that answers, so after a failover to the member that is primary now)
+     */
+    String multiHostUrl(String database) {
+        return "jdbc:mysql://127.0.0.1:" + sqlPorts[0] + ",127.0.0.1:" + sqlPorts[1] + ",127.0.0.1:" + sqlPorts[2] + "/"
+                + database + "?allowPublicKeyRetrieval=true&useSSL=false";
+    }
+
+    /** @return the version the members state */
+    String version() {
+        return members.get(0).version();
+    }
+
+    /** @return how long the group took to three ONLINE members */
+    long startMillis() {
+        return startMillis;
+    }
+
+    /**
+     * Creates a database on member 1 and waits until every live member has it.
+     *
+     * @param name the database
+     */
+    void createDatabase(String name) {
+        members.get(0).execute("CREATE DATABASE IF NOT EXISTS " + name);
+        for (int i = 0; i < members.size(); i++) {
+            long deadline = System.currentTimeMillis() + 30_000;
+            while (true) {
+                try (Connection c = connect(i, name)) {
+                    break;
+                } catch (SQLException e) {
+                    if (System.currentTimeMillis() > deadline) {
+                        throw new IllegalStateException("database " + name + " did not reach member " + (i + 1), e);
+                    }
+                    MySqlServer.sleep(100);
+                }
+            }
+        }
+    }
+
+    /**
+     * @param n lines per member
+     * @return the members' error logs' last lines
+     */
+    String tails(int n) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < members.size(); i++) {
+            b.append("member ").append(i + 1).append(' ').append(members.get(i).tail(n)).append('\n');
+        }
+        return b.toString();
+    }
+
+    /** Stops every member and deletes their directories. */
+    @Override
+    public void close() {
+        for (int i = members.size() - 1; i >= 0; i--) {
+            members.get(i).close();
+        }
+    }
+}

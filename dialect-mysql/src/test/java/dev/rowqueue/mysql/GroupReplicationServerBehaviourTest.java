@@ -1,0 +1,219 @@
+package dev.rowqueue.mysql;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.rowqueue.RowQueues;
+import dev.rowqueue.WorkQueue;
+import dev.rowqueue.spi.DatabaseProduct;
+import dev.rowqueue.spi.SqlErrorKind;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The Group Replication behaviour the dialect is built on, provoked on a real group of three MySQL 9.x members
+ * ({@link GroupReplicationCluster}; NOT RUN where the chroot cannot be made): rowqueue detects the group and its mode
+ * from the server; a secondary refuses writes with 1290, a refusal before running; a commit that loses certification
+ * in multi-primary mode is a rolled-back transaction; a rowqueue connection on another member sees what was just
+ * written (group_replication_consistency = BEFORE); opening existing queues issues no DDL, and several members creating
+ * the same queues at once leave the group ONLINE.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Timeout(300)
+class GroupReplicationServerBehaviourTest {
+
+    private static final String DATABASE = "gr_behaviour";
+    private GroupReplicationCluster cluster;
+
+    private GroupReplicationCluster cluster(GroupReplicationCluster.Mode mode) {
+        cluster = GroupReplicationCluster.acquire(mode);
+        cluster.createDatabase(DATABASE);
+        return cluster;
+    }
+
+    @AfterEach
+    void release() {
+        if (cluster != null) {
+            GroupReplicationCluster.release(cluster);
+            cluster = null;
+        }
+    }
+
+    private static void run(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    private static String one(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            return rs.next() ? rs.getString(1) : null;
+        }
+    }
+
+    private static MySqlDialect dialect(Connection c) throws SQLException {
+        java.sql.DatabaseMetaData m = c.getMetaData();
+        DatabaseProduct p = new DatabaseProduct(m.getDatabaseProductName(), m.getDatabaseProductVersion(),
+                m.getDatabaseMajorVersion(), m.getDatabaseMinorVersion(), m.getDriverName(), m.getDriverVersion(),
+                m.getURL());
+        return (MySqlDialect) new MySqlDialectProvider().create(p, Map.of(), c);
+    }
+
+    @Test
+    @Order(1)
+    void a_plain_mysql_server_is_no_group_member() throws Exception {
+        MySqlServer plain = MySqlServer.shared();
+        try (Connection c = java.sql.DriverManager.getConnection(plain.url(""), "root", "")) {
+            MySqlDialect d = dialect(c);
+            assertEquals(MySqlDialect.GroupReplication.NONE, d.groupReplication());
+            assertTrue(d.reissuesExistingSchema());
+            assertEquals(SqlErrorKind.READ_ONLY, d.classify(new SQLException("super-read-only", "HY000", 1290)));
+        }
+    }
+
+    @Test
+    @Order(2)
+    void a_secondary_refuses_writes_with_1290_before_running_them() throws Exception {
+        GroupReplicationCluster gr = cluster(GroupReplicationCluster.Mode.SINGLE_PRIMARY);
+        System.out.printf("[GroupReplicationServerBehaviourTest] MySQL %s, single-primary group ONLINE in %d ms%n",
+                gr.version(), gr.startMillis());
+        try (Connection primary = gr.connect(0, DATABASE); Connection secondary = gr.connect(1, DATABASE)) {
+            MySqlDialect d = dialect(secondary);
+            assertEquals(MySqlDialect.GroupReplication.SINGLE_PRIMARY, d.groupReplication());
+            assertEquals(MySqlDialect.GroupReplication.SINGLE_PRIMARY, dialect(primary).groupReplication());
+            run(primary, "CREATE TABLE IF NOT EXISTS ro (id INT PRIMARY KEY) ENGINE=InnoDB");
+            SQLException refused = assertThrows(SQLException.class, () -> run(secondary, "INSERT INTO ro VALUES (1)"));
+            assertEquals(1290, refused.getErrorCode(), refused.toString());
+            assertEquals(SqlErrorKind.CONNECTION, d.classify(refused));
+            assertTrue(d.failedBeforeSending(refused));
+            assertEquals(8, d.defaultRetryPolicy().maxAttempts());
+        }
+    }
+
+    @Test
+    @Order(3)
+    void a_rowqueue_connection_on_another_member_sees_what_was_just_written() throws Exception {
+        GroupReplicationCluster gr = cluster(GroupReplicationCluster.Mode.SINGLE_PRIMARY);
+        try (HikariDataSource onPrimary = MySqlTargets.pool(gr.url(0, DATABASE), "root", "", null, "gr-primary");
+             HikariDataSource onSecondary = MySqlTargets.pool(gr.url(2, DATABASE), "root", "", null, "gr-secondary");
+             RowQueues writer = RowQueues.builder(onPrimary).build();
+             RowQueues reader = RowQueues.builder(onSecondary).build()) {
+            WorkQueue w = writer.workQueue("ryw");
+            WorkQueue r = reader.workQueue("ryw");
+            int missed = 0;
+            for (int i = 1; i <= 200; i++) {
+                w.enqueue("job " + i);
+                if (r.stats().ready() != i) {
+                    missed++;
+                }
+            }
+            System.out.printf("[GroupReplicationServerBehaviourTest] %d of 200 reads on member 3 missed the enqueue"
+                    + " just made on member 1%n", missed);
+            assertEquals(0, missed, "reads on member 3 right after an enqueue on member 1 missed it");
+            try (Connection c = onSecondary.getConnection()) {
+                assertEquals("BEFORE", one(c, "SELECT @@session.group_replication_consistency"));
+            }
+        }
+    }
+
+    @Test
+    @Order(4)
+    void a_commit_that_loses_certification_is_a_rolled_back_transaction() throws Exception {
+        GroupReplicationCluster gr = cluster(GroupReplicationCluster.Mode.MULTI_PRIMARY);
+        System.out.printf("[GroupReplicationServerBehaviourTest] MySQL %s, multi-primary group ONLINE in %d ms%n",
+                gr.version(), gr.startMillis());
+        try (Connection a = gr.connect(0, DATABASE); Connection b = gr.connect(1, DATABASE)) {
+            MySqlDialect d = dialect(b);
+            assertEquals(MySqlDialect.GroupReplication.MULTI_PRIMARY, d.groupReplication());
+            assertEquals(MySqlDialect.GALERA_ATTEMPTS, d.defaultRetryPolicy().maxAttempts());
+            run(a, "CREATE TABLE IF NOT EXISTS cert (id INT PRIMARY KEY, v INT) ENGINE=InnoDB");
+            run(a, "INSERT INTO cert VALUES (1, 0) ON DUPLICATE KEY UPDATE v = 0");
+            run(b, "SET SESSION group_replication_consistency = 'BEFORE'");
+            assertEquals("0", one(b, "SELECT v FROM cert WHERE id = 1"));
+            a.setAutoCommit(false);
+            b.setAutoCommit(false);
+            run(a, "UPDATE cert SET v = 1 WHERE id = 1");
+            run(b, "UPDATE cert SET v = 2 WHERE id = 1"); // member-local row lock: does not wait for member 1
+            a.commit();
+            SQLException lost = assertThrows(SQLException.class, () -> {
+                run(b, "SELECT 1");
+                b.commit();
+            });
+            assertTrue(Set.of(3101, 1213, 1180).contains(lost.getErrorCode()), lost.toString());
+            assertEquals(SqlErrorKind.ROLLED_BACK, d.classify(lost), lost.toString());
+            System.out.printf("[GroupReplicationServerBehaviourTest] the certification loser got %d: %s%n",
+                    lost.getErrorCode(), lost.getMessage());
+            b.rollback();
+            b.setAutoCommit(true);
+            assertEquals("1", one(b, "SELECT v FROM cert WHERE id = 1"));
+        }
+    }
+
+    @Test
+    @Order(5)
+    void members_creating_the_same_queues_at_once_keep_the_group_online_and_reopening_issues_no_ddl() throws Exception {
+        GroupReplicationCluster gr = cluster(GroupReplicationCluster.Mode.MULTI_PRIMARY);
+        List<HikariDataSource> pools = new ArrayList<>();
+        ExecutorService threads = Executors.newFixedThreadPool(3);
+        try {
+            for (int i = 0; i < 3; i++) {
+                pools.add(MySqlTargets.pool(gr.url(i, DATABASE), "root", "", null, "gr-ddl-" + i));
+            }
+            for (int round = 0; round < 5; round++) {
+                String name = "ddl_race_" + round;
+                List<Future<?>> done = new ArrayList<>();
+                for (HikariDataSource ds : pools) {
+                    done.add(threads.submit(() -> {
+                        try (RowQueues rq = RowQueues.builder(ds).build()) {
+                            rq.ring(name + "_r", 5).push("g", "x");
+                            rq.workQueue(name + "_w").enqueue("x");
+                            rq.counters(name + "_c").increment("k");
+                        }
+                        return null;
+                    }));
+                }
+                for (Future<?> f : done) {
+                    f.get();
+                }
+            }
+            for (int i = 0; i < 3; i++) {
+                assertEquals(3, gr.states(i).stream().filter(r -> "ONLINE".equals(r[2])).count(),
+                        "member " + (i + 1) + " sees every member ONLINE");
+            }
+            String before;
+            try (Connection c = gr.connect(1, DATABASE)) {
+                before = one(c, "SELECT @@global.gtid_executed");
+            }
+            try (RowQueues rq = RowQueues.builder(pools.get(1)).build()) {
+                rq.ring("ddl_race_0_r", 5);
+                rq.workQueue("ddl_race_0_w");
+                rq.counters("ddl_race_0_c");
+            }
+            try (Connection c = gr.connect(1, DATABASE)) {
+                assertEquals(before, one(c, "SELECT @@global.gtid_executed"),
+                        "opening existing queues wrote to the binary log (DDL issued again)");
+            }
+        } finally {
+            threads.shutdownNow();
+            pools.forEach(HikariDataSource::close);
+        }
+    }
+}
