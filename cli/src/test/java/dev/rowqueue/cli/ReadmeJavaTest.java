@@ -31,7 +31,7 @@ class ReadmeJavaTest {
 
     private static final String IMPORTS = "import dev.rowqueue.*;\nimport dev.rowqueue.tck.*;\n"
             + "import com.zaxxer.hikari.HikariConfig;\nimport com.zaxxer.hikari.HikariDataSource;\n"
-            + "import java.sql.Connection;\nimport java.time.Duration;\nimport java.time.Instant;\nimport java.util.List;\n"
+            + "import java.sql.Connection;\nimport java.time.*;\nimport java.util.*;\n"
             + "import javax.sql.DataSource;\n";
 
     private static final String CONTEXT = """
