@@ -311,9 +311,11 @@ public record PortableFeatures(String identity, boolean identityIsKey, String ge
                     a.setAutoCommit(false);
                     b.setAutoCommit(false);
                     exec(a, "UPDATE " + table + " SET v = 1 WHERE k = 1");
-                    java.util.concurrent.Future<?> read = other.submit(() -> {
-                        exec(b, "SELECT v FROM " + table + " WHERE k = 1");
-                        return null;
+                    java.util.concurrent.Future<?> read = other.submit(() -> { // rows are read when fetched
+                        try (Statement st = b.createStatement();
+                             ResultSet rs = st.executeQuery("SELECT v FROM " + table + " WHERE k = 1")) {
+                            return rs.next();
+                        }
                     });
                     boolean readWaits = waits(read);
                     if (readWaits) {

@@ -91,4 +91,25 @@ class PortableFeaturesTest {
         assertTrue(f.descendingIndexes());
         assertNull(f.undefinedTable().message(), "an SQLState is enough");
     }
+
+    /** Connections of one URL, as a data source. */
+    private static javax.sql.DataSource dataSource(String url) {
+        return new SimpleDataSource() {
+            @Override
+            public Connection getConnection() throws SQLException {
+                return DriverManager.getConnection(url);
+            }
+        };
+    }
+
+    @Test
+    void derby_reads_wait_for_writers_and_h2_reads_do_not() {
+        PortableFeatures.Concurrency derby = PortableFeatures.concurrency(
+                dataSource("jdbc:derby:memory:probe_concurrency;create=true"));
+        assertTrue(derby.readsWaitForWriters(), "Derby locks rows for reads: " + derby);
+        assertNull(derby.writeConflict(), "a second writer waits for the first: " + derby);
+        PortableFeatures.Concurrency h2 = PortableFeatures.concurrency(
+                dataSource("jdbc:h2:mem:probe_concurrency;DB_CLOSE_DELAY=-1"));
+        assertFalse(h2.readsWaitForWriters(), "H2 reads the committed version: " + h2);
+    }
 }
