@@ -44,7 +44,7 @@ class PostgresBacklogTest {
         db = PgFixture.newest("backlog");
         counting = new CountingDataSource(db.pool);
         rq = RowQueues.builder(counting).build();
-        q = rq.workQueue("backlog", WorkQueueOptions.defaults().leaseDuration(Duration.ofMinutes(30)));
+        q = rq.workQueue("backlog", WorkQueueOptions.defaults().leaseDuration(Duration.ofMinutes(30))).create();
         long start = System.nanoTime();
         String now = "CAST(EXTRACT(EPOCH FROM statement_timestamp()) * 1000 AS BIGINT)";
         db.execute("INSERT INTO backlog (payload, prio, state, due_ms, attempts, enqueued_ms)"
