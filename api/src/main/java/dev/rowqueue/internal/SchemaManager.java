@@ -55,6 +55,7 @@ final class SchemaManager {
     private static final String KEY_COLUMNS = "job_key, unique_key, key_seq";
     private static final String CURSOR_COLUMNS = "cursor_name, last_id";
     private static final String COUNTER_COLUMNS = "counter_key, counter_value";
+    private static final String ACTIVITY_COLUMNS = "queue_name, minute_ms, flush_id, n_enqueued, n_finished, n_failed";
     /** What a DDL statement creates, when it is a table or an index: its kind and name. */
     private static final Pattern CREATES = Pattern.compile(
             "^\\s*CREATE\\s+(?:UNIQUE\\s+)?(TABLE|INDEX)\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?\"?(\\w+)",
@@ -390,7 +391,8 @@ final class SchemaManager {
             probeAll(Map.of(Dialect.CATALOG_TABLE, CATALOG_COLUMNS), failures);
             // the activity table came after the catalog: created here for new and old catalogs alike; not probed, a
             // missing one costs only the activity (its writes log once, its reads say what to run)
-            if (create) {
+            if (create && (dialect.reissuesExistingSchema()
+                    || !exist(Map.of(Dialect.ACTIVITY_TABLE, ACTIVITY_COLUMNS)))) {
                 logFailures(createAll(dialect.activityDdl()), List.of(Dialect.ACTIVITY_TABLE));
             }
             catalogReady = true;
@@ -419,10 +421,12 @@ final class SchemaManager {
             if (schedulesReady) {
                 return;
             }
-            List<DdlFailure> failures = create ? createAll(dialect.scheduleDdl()) : List.of();
             Map<String, String> probes = new LinkedHashMap<>();
             probes.put(dev.rowqueue.spi.Schema.SCHEDULES_TABLE, SCHEDULE_COLUMNS);
             probes.put(dev.rowqueue.spi.Schema.SCHEDULE_SLOTS_TABLE, SLOT_COLUMNS);
+            // where DDL on existing tables must not be issued again (Group Replication), look first
+            List<DdlFailure> failures = create && (dialect.reissuesExistingSchema() || !exist(probes))
+                    ? createAll(dialect.scheduleDdl()) : List.of();
             probeAll(probes, failures);
             schedulesReady = true;
         }

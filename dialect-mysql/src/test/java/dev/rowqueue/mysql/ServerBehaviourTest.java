@@ -271,7 +271,7 @@ class ServerBehaviourTest extends EmbeddedServerTest {
     void a_batch_enqueue_is_one_insert_returning_statement_on_mariadb(EmbeddedMariaDb.Driver driver) {
         CountingDataSource counting = new CountingDataSource(pools.get(driver));
         try (RowQueues rq = RowQueues.builder(counting).build()) {
-            WorkQueue q = rq.workQueue(name("wq", driver));
+            WorkQueue q = rq.workQueue(name("wq", driver)).create();
             long before = counting.executions();
             List<Long> ids = q.enqueueAll(List.of("a", "b", "c"), Enqueue.defaults());
             assertEquals(1, counting.executions() - before);

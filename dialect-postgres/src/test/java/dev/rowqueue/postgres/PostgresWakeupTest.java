@@ -59,7 +59,7 @@ class PostgresWakeupTest {
     }
 
     private WorkQueue queue(String name) {
-        return rq.workQueue(name, WorkQueueOptions.defaults().leaseDuration(Duration.ofMinutes(10)));
+        return rq.workQueue(name, WorkQueueOptions.defaults().leaseDuration(Duration.ofMinutes(10))).create();
     }
 
     private CompletableFuture<List<Job>> waiting(WorkQueue q, Duration maxWait) {
