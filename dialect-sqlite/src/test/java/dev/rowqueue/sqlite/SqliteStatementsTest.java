@@ -110,7 +110,7 @@ class SqliteStatementsTest {
     void a_claim_is_one_update_after_a_read_that_found_work_and_returns_claim_order() {
         CountingDataSource counting = counting("claim");
         try (RowQueues rq = RowQueues.builder(counting).build()) {
-            WorkQueue q = rq.workQueue("jobs");
+            WorkQueue q = rq.workQueue("jobs").create();
             counting.record();
             assertEquals(List.of(), q.claim(5));
             assertEquals(1, counting.recorded().size(), "an empty queue: the read alone, no write lock taken");
