@@ -37,6 +37,8 @@ final class ActivityRecorder {
     /** How many flushes run between two deletions of old rows. */
     static final int CLEANUP_EVERY = 10;
     private static final long MINUTE_MS = 60_000L;
+    /** How long close() waits for the last counts to be written. */
+    static final long CLOSE_WAIT_MS = 5_000L;
     private static final long HOUR_MS = QueueActivity.MINUTES * MINUTE_MS;
 
     /** A recorder that counts nothing (activity recording off): reads see only the table. */
@@ -228,12 +230,28 @@ final class ActivityRecorder {
         if (t != null) {
             t.shutdownNow();
         }
-        if (!pending.isEmpty()) {
+        if (pending.isEmpty()) {
+            return;
+        }
+        // the counts are statistics: closing never waits long for them (a database that does not answer, a commit
+        // waiting for a synchronous standby that is gone, would otherwise hold close() for ever)
+        Thread last = new Thread(() -> {
             try {
                 flush(true);
             } catch (RuntimeException e) {
                 log.debug("rowqueue: writing activity on close failed", e);
             }
+        }, "rowqueue-activity-close");
+        last.setDaemon(true);
+        last.start();
+        try {
+            last.join(CLOSE_WAIT_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (last.isAlive()) {
+            log.warn("rowqueue: the last activity counts were not written: the database did not answer within {} ms;"
+                    + " closing without them", CLOSE_WAIT_MS);
         }
     }
 }

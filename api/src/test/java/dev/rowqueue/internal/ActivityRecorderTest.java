@@ -107,4 +107,28 @@ class ActivityRecorderTest {
         assertThat(off.read("mail", executor).totalEnqueued()).as("another instance's counts, written on close")
                 .isEqualTo(7);
     }
+
+    @Test
+    void close_gives_up_on_the_last_counts_when_the_database_does_not_answer() throws Exception {
+        java.util.concurrent.CountDownLatch never = new java.util.concurrent.CountDownLatch(1);
+        Executor stuck = new Executor() { // a commit that waits for ever (a synchronous standby that is gone)
+            @Override
+            public <R> R run(String what, dev.rowqueue.spi.SqlOp<R> op) {
+                try {
+                    never.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                throw new IllegalStateException("interrupted");
+            }
+        };
+        ActivityRecorder hanging = new ActivityRecorder(dialect, stuck, true, clock::get);
+        hanging.record("mail", ActivityRecorder.ENQUEUED, 1);
+        try {
+            org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(60), hanging::close,
+                    "close() returns although the last write never ends");
+        } finally {
+            never.countDown();
+        }
+    }
 }
