@@ -257,6 +257,16 @@ class ConsoleSchedulesTest {
         }
     }
 
+    @Test
+    void existing_schedules_starts_no_scheduler_and_schedules_still_does_afterwards() {
+        assertFalse(schedulerRunning());
+        Schedules seen = f.rq.existingSchedules().orElseThrow(); // the fixture's instance has its scheduler on
+        assertEquals(List.of("nightly-report", "sweep"), seen.list().stream().map(ScheduleInfo::name).toList());
+        assertFalse(schedulerRunning(), "existingSchedules() starts no scheduler");
+        f.rq.schedules();
+        assertTrue(schedulerRunning(), "schedules() does, as before");
+    }
+
     private static ConsoleRequest get(String path) {
         return ConsoleRequest.builder("GET", path).header("Authorization", AUTH).remoteAddress("127.0.0.1").build();
     }
