@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The entry point: ring queues, work queues and counters on ordinary tables of one database.
@@ -129,6 +130,19 @@ public interface RowQueues extends AutoCloseable {
      * @return the schedules of this database
      */
     Schedules schedules();
+
+    /**
+     * The schedules of this database if its schedule tables exist, for tools that look and repair (the operator
+     * console): this creates no table and does not start this instance's scheduler thread, even when
+     * {@link Builder#scheduler(boolean)} is on; only {@link #schedules()} starts it. Listing, {@code next}, pause,
+     * resume and trigger work through the handle returned. On a database without schedule tables it costs one probe
+     * per call and returns empty.
+     *
+     * @return the schedules, or empty if this database has no schedule tables (yet)
+     */
+    default Optional<Schedules> existingSchedules() {
+        throw new UnsupportedOperationException(getClass().getName() + " does not offer existingSchedules()");
+    }
 
     /**
      * What rowqueue detected about the database and which dialect serves it.

@@ -33,6 +33,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Function;
 
 /** The {@link RowQueues} implementation. */
@@ -236,21 +237,37 @@ public final class DefaultRowQueues implements RowQueues {
         context.lifecycle().check();
         if (schedules == null) {
             schema.ensureSchedules();
-            Lifecycle lifecycle = context.lifecycle();
-            Executor checked = new Executor() { // a closed instance's schedules handle refuses too
-                @Override
-                public <R> R run(String what, dev.rowqueue.spi.SqlOp<R> op) {
-                    lifecycle.check();
-                    return pooled.run(what, op);
-                }
-            };
-            schedules = new DefaultSchedules(context.dialect(), checked, schema, context.maxPayloadLength(),
-                    scheduling.pollInterval(), scheduling.listeners());
-            if (scheduling.enabled()) {
-                schedules.start();
-            }
+            schedules = newSchedules();
+        }
+        if (scheduling.enabled()) {
+            schedules.start(); // once: also after existingSchedules() made the handle without starting it
         }
         return schedules;
+    }
+
+    @Override
+    public synchronized Optional<Schedules> existingSchedules() {
+        context.lifecycle().check();
+        if (schedules == null) {
+            if (!schema.schedulesExist()) {
+                return Optional.empty();
+            }
+            schedules = newSchedules(); // not started: only schedules() starts the scheduler thread
+        }
+        return Optional.of(schedules);
+    }
+
+    private DefaultSchedules newSchedules() {
+        Lifecycle lifecycle = context.lifecycle();
+        Executor checked = new Executor() { // a closed instance's schedules handle refuses too
+            @Override
+            public <R> R run(String what, dev.rowqueue.spi.SqlOp<R> op) {
+                lifecycle.check();
+                return pooled.run(what, op);
+            }
+        };
+        return new DefaultSchedules(context.dialect(), checked, schema, context.maxPayloadLength(),
+                scheduling.pollInterval(), scheduling.listeners());
     }
 
     @Override

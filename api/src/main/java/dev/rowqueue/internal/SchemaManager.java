@@ -433,6 +433,20 @@ final class SchemaManager {
     }
 
     /**
+     * @return whether both schedule tables exist with their columns (probed, nothing created); {@code true} at once
+     *         once {@link #ensureSchedules()} succeeded
+     */
+    boolean schedulesExist() {
+        if (schedulesReady) {
+            return true;
+        }
+        Map<String, String> probes = new LinkedHashMap<>();
+        probes.put(dev.rowqueue.spi.Schema.SCHEDULES_TABLE, SCHEDULE_COLUMNS);
+        probes.put(dev.rowqueue.spi.Schema.SCHEDULE_SLOTS_TABLE, SLOT_COLUMNS);
+        return exist(probes);
+    }
+
+    /**
      * Runs DDL statements one by one. "Already exists" (from a node that got there first) is expected; a transient
      * failure (a deadlock or lock timeout among nodes creating the same tables) is retried by the executor. Other errors
      * are collected rather than thrown: a dialect cannot always recognise another node's concurrent creation (the

@@ -6,7 +6,9 @@ import dev.rowqueue.JobInfo;
 import dev.rowqueue.QueueInfo;
 import dev.rowqueue.QueueStats;
 import dev.rowqueue.RingEntry;
+import dev.rowqueue.ScheduleInfo;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 
@@ -87,6 +89,24 @@ final class Api {
         }
         j.field("key", job.key()).field("uniqueKey", job.uniqueKey()).field("lastError", job.lastError())
                 .field("payload", job.payload()).endObject();
+    }
+
+    /** Writes a schedule as an object: its definition, state and next fire times. */
+    static void schedule(Json j, ScheduleInfo s, List<Instant> next) {
+        j.beginObject().field("name", s.name()).field("schedule", s.schedule().toString())
+                .field("zone", s.schedule() instanceof dev.rowqueue.CronSchedule c ? c.zone().getId() : null).field("queue", s.options().queue())
+                .field("payload", s.options().payload()).field("key", s.options().key())
+                .field("missed", s.options().missed().toString()).field("paused", s.paused());
+        j.name("next").beginArray();
+        next.forEach(j::value);
+        j.endArray();
+        j.name("waitingFor");
+        if (s.waitingFor() >= 0) {
+            j.value(s.waitingFor());
+        } else {
+            j.nullValue();
+        }
+        j.field("createdAt", s.created()).endObject();
     }
 
     static void entry(Json j, RingEntry e) {

@@ -18,6 +18,11 @@ final class Audit {
                 clean(call.request().remoteAddress()));
     }
 
+    void scheduleChange(Console.Call call, String what) {
+        log.info("rowqueue console: {}; by {} from {}", what, clean(call.operator().id()),
+                clean(call.request().remoteAddress()));
+    }
+
     void refused(Operator operator, ConsoleRequest request, String why) {
         log.warn("rowqueue console: refused {} {} by {} from {}: {}", request.method(), clean(request.path()),
                 clean(operator.id()), clean(request.remoteAddress()), clean(why));

@@ -9,10 +9,12 @@ import dev.rowqueue.JobQuery;
 import dev.rowqueue.QueueInfo;
 import dev.rowqueue.QueueStats;
 import dev.rowqueue.RingEntry;
+import dev.rowqueue.ScheduleInfo;
 
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * Everything the console's pages and JSON API read and change, and nothing else: the browser reaches the database
@@ -25,7 +27,8 @@ import java.util.Optional;
  *
  * <p>The job pages (jobs by state with keyset paging, search by id or key, a job's detail, cancel) read through
  * {@link #jobs}, {@link #job} and change through {@link #cancel}; an implementation written before them answers those
- * pages with an error ({@link UnsupportedOperationException}).
+ * pages with an error ({@link UnsupportedOperationException}); so do the schedules page and its actions
+ * ({@link #schedules}, {@link #pauseSchedule}, {@link #resumeSchedule}, {@link #triggerSchedule}).
  */
 public interface ConsoleData {
 
@@ -120,6 +123,42 @@ public interface ConsoleData {
      */
     default CancelOutcome cancel(String workQueue, long id) {
         throw new UnsupportedOperationException(getClass().getName() + " does not cancel jobs");
+    }
+
+    /**
+     * Every recurring schedule ({@link dev.rowqueue.Schedules#list()}), read without creating the schedule tables and
+     * without starting a scheduler: the console never fires a schedule.
+     *
+     * @return every schedule, in name order; empty if the database has no schedule tables
+     */
+    default List<ScheduleInfo> schedules() {
+        throw new UnsupportedOperationException(getClass().getName() + " does not list schedules");
+    }
+
+    /**
+     * @param name a schedule
+     * @return {@code false} if there is none of that name
+     */
+    default boolean pauseSchedule(String name) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not pause schedules");
+    }
+
+    /**
+     * @param name a schedule
+     * @return {@code false} if there is none of that name
+     */
+    default boolean resumeSchedule(String name) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not resume schedules");
+    }
+
+    /**
+     * Enqueues the schedule's job now ({@link dev.rowqueue.Schedules#triggerNow}), without changing its slots.
+     *
+     * @param name a schedule
+     * @return the job's id, or empty if there is no schedule of that name
+     */
+    default OptionalLong triggerSchedule(String name) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not trigger schedules");
     }
 
     /**

@@ -1,17 +1,21 @@
 package dev.rowqueue.console;
 
+import dev.rowqueue.CronSchedule;
 import dev.rowqueue.DatabaseInfo;
 import dev.rowqueue.Job;
 import dev.rowqueue.JobInfo;
 import dev.rowqueue.JobPage;
 import dev.rowqueue.JobQuery;
 import dev.rowqueue.JobState;
+import dev.rowqueue.MissedSlots;
 import dev.rowqueue.QueueInfo;
 import dev.rowqueue.QueueKind;
 import dev.rowqueue.QueueStats;
 import dev.rowqueue.RingEntry;
+import dev.rowqueue.ScheduleInfo;
 import dev.rowqueue.console.Console.View;
 import dev.rowqueue.console.Routes.Notice;
+import dev.rowqueue.console.Routes.ScheduleNotice;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -61,6 +65,8 @@ final class Pages {
         h.open("header", "class", "bar").open("div", "class", "wrap");
         h.open("a", "class", "brand", "href", mount + "/").raw("<span class=\"logo\" aria-hidden=\"true\"></span>")
                 .raw("rowqueue <b>console</b>").close("a");
+        h.open("nav", "class", "sections", "aria-label", "sections").el("a", "Queues", "href", mount + "/")
+                .el("a", "Schedules", "href", mount + "/schedules").close("nav");
         DatabaseInfo db = c.data().database();
         h.el("span", db.productName() + " " + db.productVersion() + " · dialect " + db.dialect(), "class", "db");
         if (c.readOnly()) {
@@ -197,6 +203,85 @@ final class Pages {
         }
         c.close("tbody").close("table");
         return page(v, 200, "Queues", true, null, c);
+    }
+
+    // ---- schedules
+
+    static ConsoleResponse schedules(View v, List<ScheduleInfo> schedules, ScheduleNotice notice) {
+        boolean changes = !v.console().readOnly();
+        String mount = v.mount();
+        Html c = new Html();
+        c.open("div", "class", "heading").el("h1", "Schedules")
+                .el("p", schedules.size() + (schedules.size() == 1 ? " recurring schedule" : " recurring schedules")
+                        + " in this database", "class", "sub").close("div");
+        if (notice != null) {
+            c.el("p", notice.text(), "class", "notice" + (notice.warning() ? " warn" : " ok"), "role", "status");
+        }
+        if (schedules.isEmpty()) {
+            c.el("p", "No schedules in this database yet.", "class", "empty");
+            return page(v, 200, "Schedules", true, null, c);
+        }
+        c.open("table", "class", "grid").open("thead").open("tr").el("th", "Schedule").el("th", "When")
+                .el("th", "Zone").el("th", "Work queue").el("th", "State").el("th", "Missed slots")
+                .el("th", "Next fire times").el("th", "Payload").el("th", "Key");
+        if (changes) {
+            c.el("th", "Actions");
+        }
+        c.close("tr").close("thead").open("tbody");
+        for (ScheduleInfo s : schedules) {
+            String base = mount + "/schedules/" + Routes.segment(s.name());
+            String queue = mount + "/queues/" + Routes.segment(s.options().queue());
+            c.open("tr", "class", s.paused() ? "paused" : null).el("td", s.name(), "class", "key");
+            if (s.schedule() instanceof CronSchedule cron) {
+                c.open("td").el("code", cron.expression()).close("td").el("td", cron.zone().getId());
+            } else {
+                c.open("td").el("code", s.schedule().toString()).close("td").el("td", "—", "class", "muted");
+            }
+            c.open("td").el("a", s.options().queue(), "href", queue).close("td");
+            c.el("td", s.paused() ? "paused" : "active", "class", "state" + (s.paused() ? " dead" : ""));
+            c.el("td", missed(s.options().missed()));
+            c.open("td", "class", s.paused() ? "muted" : null);
+            boolean first = true;
+            for (Instant t : Routes.nextFires(s)) {
+                c.raw(first ? "" : "<br>").raw(time(t));
+                first = false;
+            }
+            if (s.waitingFor() >= 0) {
+                c.raw("<br>").text("waiting for ").el("a", "job " + s.waitingFor(), "href", queue + "/jobs/"
+                        + s.waitingFor());
+            }
+            c.close("td");
+            c.open("td", "class", "payload");
+            text(c, s.options().payload(), "payload");
+            c.close("td").open("td", "class", "key");
+            text(c, s.options().key(), "key");
+            c.close("td");
+            if (changes) {
+                c.open("td").open("div", "class", "actions");
+                if (s.paused()) {
+                    postForm(c, v, base + "/resume", "button", "Resume");
+                } else {
+                    postForm(c, v, base + "/pause", "button", "Pause");
+                }
+                postForm(c, v, base + "/trigger", "button", "Trigger now");
+                c.close("div").close("td");
+            }
+            c.close("tr");
+        }
+        c.close("tbody").close("table");
+        c.el("p", "Next fire times are the stored next slot and the schedule's following ones. Trigger now enqueues"
+                + " one job at once and leaves the slots as they are.", "class", "sub");
+        return page(v, 200, "Schedules", true, null, c);
+    }
+
+    private static String missed(MissedSlots m) {
+        if (m.equals(MissedSlots.SKIP)) {
+            return "skip";
+        }
+        if (m.equals(MissedSlots.ONCE)) {
+            return "once for all";
+        }
+        return "each, up to " + m.cap();
     }
 
     private static void count(Html c, long n, String state) {

@@ -10,6 +10,7 @@ import dev.rowqueue.QueueInfo;
 import dev.rowqueue.QueueKind;
 import dev.rowqueue.QueueStats;
 import dev.rowqueue.RingEntry;
+import dev.rowqueue.ScheduleInfo;
 import dev.rowqueue.console.Console.Call;
 import dev.rowqueue.console.Console.HttpError;
 import dev.rowqueue.console.Console.Route;
@@ -21,6 +22,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.OptionalLong;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -39,6 +42,11 @@ final class Routes {
     static final int ENTRIES_MAX = 100;
     /** Jobs per page of a work queue's job list. */
     static final int JOBS_PER_PAGE = 500;
+    /** Fire times the schedules page and API show per schedule. */
+    static final int NEXT_FIRES = 3;
+    /** A schedule's name, as {@link dev.rowqueue.Schedules} accepts it. */
+    private static final Pattern SCHEDULE_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,"
+            + dev.rowqueue.Schedules.MAX_NAME_LENGTH + "}");
 
     private final Console console;
 
@@ -59,6 +67,8 @@ final class Routes {
         r.add(Route.of("GET", "/queues/{queue}/jobs/{id}", this::job));
         r.add(Route.of("GET", "/api/queues/{queue}/jobs", this::apiJobs));
         r.add(Route.of("GET", "/api/queues/{queue}/jobs/{id}", this::apiJob));
+        r.add(Route.of("GET", "/schedules", this::schedules));
+        r.add(Route.of("GET", "/api/schedules", this::apiSchedules));
         if (console.tokenAuth() != null) {
             r.add(Route.of("POST", "/sign-out", call -> new SignIn(console).signOut(call)));
         }
@@ -73,6 +83,10 @@ final class Routes {
             r.add(Route.of("POST", "/api/queues/{queue}/dead/purge", this::purge));
             r.add(Route.of("POST", "/queues/{queue}/jobs/{id}/cancel", this::cancel));
             r.add(Route.of("POST", "/api/queues/{queue}/jobs/{id}/cancel", this::cancel));
+            for (String action : List.of("pause", "resume", "trigger")) {
+                r.add(Route.of("POST", "/schedules/{schedule}/" + action, call -> scheduleAction(call, action)));
+                r.add(Route.of("POST", "/api/schedules/{schedule}/" + action, call -> scheduleAction(call, action)));
+            }
         }
         return r;
     }
@@ -270,6 +284,117 @@ final class Routes {
             return ConsoleResponse.json(200, Json.object().field("purged", n).endObject().toString());
         }
         return back(call, q, "done=purged&count=" + n);
+    }
+
+    // ---- schedules
+
+    private ConsoleResponse schedules(Call call) {
+        List<ScheduleInfo> all = console.data().schedules();
+        return Pages.schedules(call.view(), all, ScheduleNotice.of(call.request(), all));
+    }
+
+    /**
+     * The next fire times as {@link dev.rowqueue.Schedules#next} gives them (the stored next slot, then the
+     * schedule's following ones), computed from the listed row instead of reading it again.
+     */
+    static List<java.time.Instant> nextFires(ScheduleInfo s) {
+        List<java.time.Instant> out = new ArrayList<>(NEXT_FIRES);
+        out.add(s.nextFire());
+        out.addAll(s.schedule().next(s.nextFire(), NEXT_FIRES - 1));
+        return out;
+    }
+
+    private ConsoleResponse apiSchedules(Call call) {
+        Json j = Json.object();
+        j.name("schedules").beginArray();
+        for (ScheduleInfo s : console.data().schedules()) {
+            Api.schedule(j, s, nextFires(s));
+        }
+        return ConsoleResponse.json(200, j.endArray().endObject().toString());
+    }
+
+    /** Pause, resume or trigger a schedule: HTML (back to the schedules page) and JSON. */
+    private ConsoleResponse scheduleAction(Call call, String action) {
+        String name = call.params().get("schedule");
+        if (!SCHEDULE_NAME.matcher(name).matches()) {
+            throw new HttpError(404, "No schedule of that name: names are 1 to "
+                    + dev.rowqueue.Schedules.MAX_NAME_LENGTH + " letters, digits, '_', '.' or '-'.");
+        }
+        ConsoleData data = console.data();
+        boolean found;
+        long job = -1;
+        switch (action) {
+            case "pause" -> found = data.pauseSchedule(name);
+            case "resume" -> found = data.resumeSchedule(name);
+            default -> {
+                OptionalLong id = data.triggerSchedule(name);
+                found = id.isPresent();
+                job = id.orElse(-1);
+            }
+        }
+        String done = switch (action) {
+            case "pause" -> "paused";
+            case "resume" -> "resumed";
+            default -> "triggered";
+        };
+        console.audit().scheduleChange(call, !found ? "found no schedule " + name + " to " + action
+                : action.equals("trigger") ? "triggered schedule " + name + " (job " + job + ")"
+                : done + " schedule " + name);
+        if (call.api()) {
+            if (!found) {
+                throw new HttpError(404, "no schedule named '" + name + "'");
+            }
+            Json j = Json.object().field("schedule", name);
+            if (action.equals("trigger")) {
+                j.field("triggered", true).field("job", job);
+            } else {
+                j.field("paused", action.equals("pause"));
+            }
+            return ConsoleResponse.json(200, j.endObject().toString());
+        }
+        String base = call.request().mount() + "/schedules?done=";
+        return ConsoleResponse.seeOther(!found ? base + "missing"
+                : base + done + "&name=" + encode(name) + (job > 0 ? "&id=" + job : ""));
+    }
+
+    /**
+     * The message the schedules page shows after a change: fixed sentences, the schedule's name as listed (never as
+     * the URL gives it) and a job id.
+     *
+     * @param text    the sentence
+     * @param warning whether it says nothing was done
+     */
+    record ScheduleNotice(String text, boolean warning) {
+        static ScheduleNotice of(ConsoleRequest r, List<ScheduleInfo> listed) {
+            String done = r.query("done");
+            if (done == null) {
+                return null;
+            }
+            if (done.equals("missing")) {
+                return new ScheduleNotice("There is no schedule of that name (any more): nothing was done.", true);
+            }
+            String name = r.query("name");
+            ScheduleInfo s = listed.stream().filter(i -> i.name().equals(name)).findFirst().orElse(null);
+            if (s == null) {
+                return null;
+            }
+            return switch (done) {
+                case "paused" -> new ScheduleNotice("Schedule " + s.name() + " is paused: it fires no more until it is"
+                        + " resumed.", false);
+                case "resumed" -> new ScheduleNotice("Schedule " + s.name() + " is resumed.", false);
+                case "triggered" -> {
+                    long id;
+                    try {
+                        id = Long.parseLong(r.query("id"));
+                    } catch (NumberFormatException e) {
+                        yield null;
+                    }
+                    yield new ScheduleNotice("Schedule " + s.name() + " enqueued job " + id + " into work queue "
+                            + s.options().queue() + " now; its slots are unchanged.", false);
+                }
+                default -> null;
+            };
+        }
     }
 
     private static ConsoleResponse back(Call call, QueueInfo q, String query) {

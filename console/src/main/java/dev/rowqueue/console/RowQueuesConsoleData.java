@@ -15,6 +15,8 @@ import dev.rowqueue.RingEntry;
 import dev.rowqueue.RingOptions;
 import dev.rowqueue.RingQueue;
 import dev.rowqueue.RowQueues;
+import dev.rowqueue.ScheduleInfo;
+import dev.rowqueue.Schedules;
 import dev.rowqueue.SchemaException;
 import dev.rowqueue.WorkQueue;
 
@@ -24,7 +26,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.NoSuchElementException;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
@@ -179,6 +183,48 @@ final class RowQueuesConsoleData implements ConsoleData {
             return change.apply(work(workQueue));
         } finally {
             changed(workQueue);
+        }
+    }
+
+    /**
+     * Through {@link RowQueues#existingSchedules()}: no schedule table is created and no scheduler thread started
+     * (a database without schedule tables costs one probe per interval and shows none).
+     */
+    @Override
+    public List<ScheduleInfo> schedules() {
+        return cached("schedules", () -> rq.existingSchedules().map(Schedules::list).orElse(List.of()));
+    }
+
+    @Override
+    public boolean pauseSchedule(String name) {
+        return scheduleChange(s -> s.pause(name), false);
+    }
+
+    @Override
+    public boolean resumeSchedule(String name) {
+        return scheduleChange(s -> s.resume(name), false);
+    }
+
+    @Override
+    public OptionalLong triggerSchedule(String name) {
+        return scheduleChange(s -> {
+            try {
+                long id = s.triggerNow(name);
+                cache.clear(); // a job more in the schedule's work queue: its counts are stale
+                return OptionalLong.of(id);
+            } catch (NoSuchElementException e) {
+                return OptionalLong.empty();
+            }
+        }, OptionalLong.empty());
+    }
+
+    /** Runs a change of the schedules, if the tables exist, and drops the cached list either way. */
+    private <T> T scheduleChange(java.util.function.Function<Schedules, T> change, T absent) {
+        try {
+            Optional<Schedules> schedules = rq.existingSchedules();
+            return schedules.isEmpty() ? absent : change.apply(schedules.get());
+        } finally {
+            cache.remove("schedules");
         }
     }
 

@@ -322,6 +322,36 @@ class ConsoleBrowserTest {
     }
 
     @Test
+    void an_operator_pauses_resumes_and_triggers_a_schedule_whose_template_shows_as_text() {
+        ConsoleFixture f = console(b -> b);
+        try (dev.rowqueue.RowQueues admin = dev.rowqueue.RowQueues.builder(f.dataSource).scheduler(false).build()) {
+            admin.schedules().define("nightly-report", "0 3 * * *", dev.rowqueue.ScheduleOptions.queue("mail")
+                    .zone("Europe/Berlin").payload(ConsoleFixture.SCRIPT));
+        }
+        signIn(f, "/");
+        browser.driver.findElement(By.linkText("Schedules")).click();
+        assertEquals("/schedules", browser.location());
+        assertThrows(NoAlertPresentException.class, () -> browser.driver.switchTo().alert());
+        assertEquals(ConsoleFixture.SCRIPT, browser.driver.findElement(By.cssSelector("td.payload code")).getText());
+        assertEquals(1, browser.driver.findElements(By.tagName("script")).size(), "only console.js");
+        browser.screenshot("schedules");
+
+        browser.driver.findElement(By.xpath("//button[text()='Pause']")).click();
+        assertTrue(browser.driver.findElement(By.cssSelector(".notice")).getText()
+                .startsWith("Schedule nightly-report is paused"));
+        assertTrue(f.rq.existingSchedules().orElseThrow().get("nightly-report").orElseThrow().paused());
+        browser.driver.findElement(By.xpath("//button[text()='Resume']")).click();
+        assertEquals("Schedule nightly-report is resumed.", browser.driver.findElement(By.cssSelector(".notice"))
+                .getText());
+        long before = f.mail.stats().total();
+        browser.driver.findElement(By.xpath("//button[text()='Trigger now']")).click();
+        assertTrue(browser.driver.findElement(By.cssSelector(".notice")).getText()
+                .matches("Schedule nightly-report enqueued job \\d+ into work queue mail now; .*"));
+        assertEquals(before + 1, f.mail.stats().total());
+        assertEquals("/schedules", browser.location(), "the one-time notice is dropped from the address");
+    }
+
+    @Test
     void read_only_mode_shows_no_buttons_and_refuses_posts() {
         ConsoleFixture f = console(b -> b.readOnly(true));
         long id = f.dead.get(0);

@@ -1,6 +1,7 @@
 package dev.rowqueue.console;
 
 import dev.rowqueue.RowQueues;
+import dev.rowqueue.ScheduleOptions;
 import dev.rowqueue.WorkQueueOptions;
 import dev.rowqueue.tck.CountingDataSource;
 import dev.rowqueue.tck.TckTargets;
@@ -102,6 +103,27 @@ class ConsoleCostTest {
         clock.addAndGet(INTERVAL);
         assertEquals(1 + 1, statements("/queues/webhooks"), "no dead letters: not even asked for");
         System.out.printf("work queue page: %d statements per refresh interval (2 without dead letters)%n", page);
+    }
+
+    @Test
+    void an_open_schedules_page_costs_one_statement_per_interval_and_one_probe_without_schedule_tables() {
+        clock.addAndGet(INTERVAL);
+        assertEquals(1, statements("/schedules"), "no schedule tables: one probe, and nothing created");
+        assertEquals(0, statements("/schedules", "/api/schedules"), "more tabs, the JSON API: the same read");
+        try (RowQueues other = RowQueues.builder(counting).scheduler(false).recordActivity(false).build()) {
+            other.schedules().define("nightly", "0 3 * * *", ScheduleOptions.queue("mail"));
+            other.schedules().define("often", "rate:PT1M", ScheduleOptions.queue("reports"));
+        }
+        clock.addAndGet(INTERVAL);
+        long first = statements("/schedules"); // the tables found and checked: once per process
+        clock.addAndGet(INTERVAL);
+        long page = statements("/schedules");
+        assertEquals(1, page, "list(): one statement for all schedules; their next fire times are computed from it");
+        assertEquals(0, statements("/schedules", "/api/schedules", "/schedules"));
+        clock.addAndGet(INTERVAL);
+        assertEquals(1 + (1 + 3 * 3), statements("/schedules", "/"), "with the overview open too: the two add up");
+        System.out.printf("schedules page: %d statement per refresh interval (the first visit after the tables"
+                + " appeared: %d; without schedule tables: 1 probe)%n", page, first);
     }
 
     @Test

@@ -5,7 +5,7 @@
   'use strict';
   var url = new URL(window.location.href);
   if (url.searchParams.has('done')) {
-    ['done', 'id', 'count'].forEach(function (p) { url.searchParams.delete(p); });
+    ['done', 'id', 'count', 'name'].forEach(function (p) { url.searchParams.delete(p); });
     window.history.replaceState(null, '', url.pathname + (url.search ? url.search : '') + url.hash);
   }
   var seconds = parseInt(document.body.getAttribute('data-refresh') || '0', 10);
