@@ -51,6 +51,24 @@ class MySqlChrootServerTest {
         assertFalse(Files.exists(data));
     }
 
+    @Test
+    void theErrorLogOfACrashedServerIsKeptWhenItCloses() throws Exception {
+        MySqlServer server = MySqlServer.start();
+        long pid = server.pid();
+        String prefix = "mysqld-crash-" + server.port() + "-";
+        assertEquals(0, new ProcessBuilder("kill", "-SEGV", Long.toString(pid)).start().waitFor());
+        ProcessHandle.of(pid).ifPresent(h -> h.onExit().orTimeout(30, TimeUnit.SECONDS).join());
+        server.close();
+        List<Path> kept;
+        try (var files = Files.list(Path.of("target"))) {
+            kept = files.filter(f -> f.getFileName().toString().startsWith(prefix)).toList();
+        }
+        assertEquals(1, kept.size(), "one kept log for port " + server.port());
+        assertTrue(Files.readString(kept.get(0), java.nio.charset.StandardCharsets.ISO_8859_1)
+                .contains("mysqld got signal 11"));
+        Files.delete(kept.get(0));
+    }
+
     /** A JVM that starts a server, prints its pid and waits: SIGKILLed, it cannot stop the server itself. */
     public static void main(String[] args) throws Exception {
         MySqlServer server = MySqlServer.start();

@@ -319,10 +319,35 @@ final class MySqlServer implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        keepCrashLog();
         try {
             SidChroot.delete(home);
         } catch (IOException e) {
             // best effort: a directory in /dev/shm
+        }
+    }
+
+    /**
+     * Keeps the error log of a server that crashed ("mysqld got signal") as {@code target/mysqld-crash-<port>-<ms>.log}
+     * of the module, before its directory in {@code /dev/shm} is deleted, and says so on stderr: the crash report
+     * (signal, stack, query) is the only evidence of a server bug.
+     */
+    private void keepCrashLog() {
+        try {
+            if (!Files.exists(errorLog())) {
+                return;
+            }
+            String log = Files.readString(errorLog(), StandardCharsets.ISO_8859_1);
+            if (!log.contains("mysqld got signal")) {
+                return;
+            }
+            Path kept = Path.of("target", "mysqld-crash-" + port + "-" + System.currentTimeMillis() + ".log");
+            Files.createDirectories(kept.getParent());
+            Files.writeString(kept, log, StandardCharsets.ISO_8859_1);
+            System.err.println("mysqld on port " + port + " crashed; its error log is kept in "
+                    + kept.toAbsolutePath());
+        } catch (IOException | RuntimeException e) {
+            System.err.println("mysqld on port " + port + ": could not keep its error log: " + e.getMessage());
         }
     }
 

@@ -16,7 +16,8 @@ import java.sql.Statement;
  * <p>Holding a connection keeps alive an in-memory database that lives as long as one of its connections is open
  * (such as H2's {@code jdbc:h2:mem:name} without {@code DB_CLOSE_DELAY=-1}), which would otherwise vanish between
  * two contracts. The check asks the database rather than guessing from its name: it creates a table on the held
- * connection and reads it from a second one. If the second connection does not see the table, each connection has
+ * connection and reads it from a second one, asking again for up to {@value #APPLY_WAIT_MILLIS} ms (a cluster member
+ * may apply another's DDL a moment later). If the second connection does not see the table, each connection has
  * a database of its own (as with a private in-memory database) and the kit cannot run: every rowqueue node and
  * thread works through connections of its own, and must see the same tables.
  */
@@ -46,7 +47,7 @@ public final class DatabaseHold implements AutoCloseable {
             String table = TckEnv.randomName();
             execute(held, "CREATE TABLE " + table + " (id INTEGER)");
             try (Connection second = dataSource.getConnection()) {
-                SQLException unseen = unseen(second, table);
+                SQLException unseen = unseenFor(second, table, APPLY_WAIT_MILLIS);
                 if (unseen != null) {
                     throw new NotSharedException("the connections of this data source do not share one database: a"
                             + " table created on one connection (" + table + ") is not visible from a second one ("
@@ -79,6 +80,33 @@ public final class DatabaseHold implements AutoCloseable {
      */
     public static void check(DataSource dataSource) throws SQLException {
         open(dataSource).close();
+    }
+
+    /**
+     * How long the second connection may take to see the table: on a replicated cluster whose connections go to
+     * different members (MySQL Group Replication at its default consistency, Galera), a member applies another's DDL
+     * a moment later. A private database never sees it, whatever the wait.
+     */
+    static final long APPLY_WAIT_MILLIS = 10_000;
+
+    /**
+     * @return the last error reading the table on this connection, or {@code null} once it can read it, asking again
+     *         every 100 ms for up to {@code millis}
+     */
+    private static SQLException unseenFor(Connection connection, String table, long millis) {
+        long deadline = System.nanoTime() + millis * 1_000_000;
+        while (true) {
+            SQLException unseen = unseen(connection, table);
+            if (unseen == null || System.nanoTime() - deadline >= 0) {
+                return unseen;
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return unseen;
+            }
+        }
     }
 
     /** @return the error reading the table on this connection, or {@code null} if it can read it */

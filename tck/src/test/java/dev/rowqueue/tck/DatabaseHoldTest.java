@@ -62,6 +62,52 @@ class DatabaseHoldTest {
         assertFalse(sees(ds, "kept"), "without the hold the database vanishes with its last connection");
     }
 
+    /**
+     * The first connection goes to a "primary" database, every later one to a "replica" that gets each table the
+     * primary has 300 ms after it appears there, as a cluster member applies another's DDL a moment later.
+     */
+    @Test
+    void a_second_connection_that_sees_the_table_a_moment_later_is_accepted() throws Exception {
+        String id = UUID.randomUUID().toString().replace("-", "");
+        String primary = "jdbc:h2:mem:primary_" + id + ";DB_CLOSE_DELAY=-1";
+        String replica = "jdbc:h2:mem:replica_" + id + ";DB_CLOSE_DELAY=-1";
+        java.util.concurrent.atomic.AtomicInteger handedOut = new java.util.concurrent.atomic.AtomicInteger();
+        DataSource lagging = new SimpleDataSource() {
+            @Override
+            public Connection getConnection() throws SQLException {
+                return DriverManager.getConnection(handedOut.getAndIncrement() == 0 ? primary : replica, "sa", "");
+            }
+        };
+        Thread applier = new Thread(() -> {
+            try (Connection p = DriverManager.getConnection(primary, "sa", "");
+                 Connection r = DriverManager.getConnection(replica, "sa", "")) {
+                while (!Thread.currentThread().isInterrupted()) {
+                    try (Statement s = p.createStatement(); java.sql.ResultSet rs = s.executeQuery("SELECT TABLE_NAME"
+                            + " FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_NAME LIKE 'TCK\\_%'")) {
+                        if (rs.next()) {
+                            String table = rs.getString(1);
+                            Thread.sleep(300);
+                            try (Statement c = r.createStatement()) {
+                                c.execute("CREATE TABLE " + table + " (id INTEGER)");
+                            }
+                            return;
+                        }
+                    }
+                    Thread.sleep(10);
+                }
+            } catch (SQLException | InterruptedException e) {
+                // the test fails on its own
+            }
+        });
+        applier.start();
+        try {
+            DatabaseHold.check(lagging);
+        } finally {
+            applier.interrupt();
+            applier.join();
+        }
+    }
+
     @Test
     void a_data_source_whose_connections_each_have_their_own_database_is_refused_with_what_to_do() {
         DatabaseHold.NotSharedException e = assertThrows(DatabaseHold.NotSharedException.class,
