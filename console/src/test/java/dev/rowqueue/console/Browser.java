@@ -89,6 +89,29 @@ final class Browser implements AutoCloseable {
         return u.getRawPath() + (u.getRawQuery() == null ? "" : "?" + u.getRawQuery());
     }
 
+    /**
+     * Waits until the browser is on this path (and query), as a click or a submitted form navigates only after the
+     * click returns: up to 15 s, then fails with where it is.
+     */
+    /** Waits up to 15 s for an element of a page that may still be loading (after a click that navigates). */
+    org.openqa.selenium.WebElement await(org.openqa.selenium.By by) {
+        return new org.openqa.selenium.support.ui.WebDriverWait(driver, Duration.ofSeconds(15))
+                .until(d -> d.findElements(by).stream().findFirst().orElse(null));
+    }
+
+    void awaitLocation(String expected) {
+        long end = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        while (!expected.equals(location()) && System.nanoTime() < end) {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        org.junit.jupiter.api.Assertions.assertEquals(expected, location());
+    }
+
     /** Signs in through the form of the page the browser is on (the sign-in page). */
     void signInHere(String token) {
         driver.findElement(By.id("token")).sendKeys(token);

@@ -70,7 +70,7 @@ class ConsoleBrowserTest {
         browser.open(f.uri(path));
         assertTrue(browser.location().startsWith("/sign-in?next="), browser.location());
         browser.signInHere(ConsoleFixture.TOKEN);
-        assertEquals(path, browser.location());
+        browser.awaitLocation(path);
     }
 
     private List<Long> deadIds(ConsoleFixture f) {
@@ -125,9 +125,9 @@ class ConsoleBrowserTest {
         }
         browser.screenshot("sign-in");
         browser.signInHere(ConsoleFixture.TOKEN);
-        assertEquals("/no-such-page", browser.location(), "back where the operator was going");
+        browser.awaitLocation("/no-such-page");
         browser.open(f.uri("/queues/booksales"));
-        assertEquals("/queues/booksales", browser.location(), "signed in once, for every page");
+        browser.awaitLocation("/queues/booksales");
         browser.screenshot("counters");
     }
 
@@ -138,13 +138,13 @@ class ConsoleBrowserTest {
         signIn(f, "/");
         browser.screenshot("overview");
         browser.driver.findElement(By.linkText("mail")).click();
-        assertEquals("/queues/mail", browser.location());
+        browser.awaitLocation("/queues/mail");
         assertEquals("3", browser.driver.findElement(By.cssSelector(".card.dead .value")).getText());
         browser.screenshot("work-queue");
 
         browser.driver.findElement(By.cssSelector("#job-" + id + " button")).click();
-        assertEquals("Job " + id + " is ready again.", browser.driver.findElement(By.cssSelector(".notice")).getText());
-        assertEquals("/queues/mail", browser.location(), "the one-time notice is dropped from the address");
+        assertEquals("Job " + id + " is ready again.", browser.await(By.cssSelector(".notice")).getText());
+        browser.awaitLocation("/queues/mail");
         assertEquals("2", browser.driver.findElement(By.cssSelector(".card.dead .value")).getText());
         assertTrue(browser.driver.findElements(By.id("job-" + id)).isEmpty());
         assertEquals(f.dead.subList(1, 3), deadIds(f), "revived in the database");
@@ -157,14 +157,14 @@ class ConsoleBrowserTest {
         long later = f.mail.jobs(dev.rowqueue.JobQuery.state(dev.rowqueue.JobState.SCHEDULED)).jobs().get(0).id();
         signIn(f, "/queues/mail");
         browser.driver.findElement(By.linkText("scheduled")).click();
-        assertEquals("/queues/mail/jobs?state=scheduled", browser.location());
+        browser.awaitLocation("/queues/mail/jobs?state=scheduled");
         browser.driver.findElement(By.cssSelector("#job-" + later + " a")).click();
-        assertEquals("/queues/mail/jobs/" + later, browser.location());
+        browser.awaitLocation("/queues/mail/jobs/" + later);
         assertEquals("later", browser.driver.findElement(By.cssSelector("pre.payload")).getText());
         browser.screenshot("docs-job");
         browser.driver.findElement(By.cssSelector(".actions button.danger")).click();
         assertEquals("Job " + later + " is cancelled: no consumer will get it.",
-                browser.driver.findElement(By.cssSelector(".notice")).getText());
+                browser.await(By.cssSelector(".notice")).getText());
         assertEquals("0", browser.driver.findElement(By.cssSelector(".card.scheduled .value")).getText());
         assertTrue(f.mail.job(later).isEmpty(), "cancelled in the database");
 
@@ -172,7 +172,7 @@ class ConsoleBrowserTest {
         Job leased = f.mail.claim(1).get(0);
         browser.driver.findElement(By.id("q")).sendKeys(String.valueOf(leased.id()));
         browser.driver.findElement(By.cssSelector("form.lookup button")).click();
-        assertEquals("/queues/mail/jobs/" + leased.id(), browser.location());
+        browser.awaitLocation("/queues/mail/jobs/" + leased.id());
         assertEquals("leased", browser.driver.findElement(By.cssSelector("dd.state")).getText());
         assertTrue(browser.driver.findElements(By.cssSelector(".actions button")).isEmpty(), "no cancel button");
     }
@@ -219,11 +219,11 @@ class ConsoleBrowserTest {
         ConsoleFixture f = console(b -> b);
         signIn(f, "/queues/mail");
         browser.driver.findElement(By.linkText("Purge dead letters…")).click();
-        assertEquals("/queues/mail/dead/purge", browser.location());
+        browser.awaitLocation("/queues/mail/dead/purge");
         assertEquals(3, deadIds(f).size(), "nothing deleted before the confirmation");
         browser.screenshot("purge-confirmation");
         browser.driver.findElement(By.cssSelector(".confirm button.danger")).click();
-        assertEquals("3 dead letters were deleted.", browser.driver.findElement(By.cssSelector(".notice")).getText());
+        assertEquals("3 dead letters were deleted.", browser.await(By.cssSelector(".notice")).getText());
         assertEquals(List.of(), deadIds(f));
     }
 
@@ -330,25 +330,25 @@ class ConsoleBrowserTest {
         }
         signIn(f, "/");
         browser.driver.findElement(By.linkText("Schedules")).click();
-        assertEquals("/schedules", browser.location());
+        browser.awaitLocation("/schedules");
         assertThrows(NoAlertPresentException.class, () -> browser.driver.switchTo().alert());
         assertEquals(ConsoleFixture.SCRIPT, browser.driver.findElement(By.cssSelector("td.payload code")).getText());
         assertEquals(1, browser.driver.findElements(By.tagName("script")).size(), "only console.js");
         browser.screenshot("schedules");
 
         browser.driver.findElement(By.xpath("//button[text()='Pause']")).click();
-        assertTrue(browser.driver.findElement(By.cssSelector(".notice")).getText()
+        assertTrue(browser.await(By.cssSelector(".notice")).getText()
                 .startsWith("Schedule nightly-report is paused"));
         assertTrue(f.rq.existingSchedules().orElseThrow().get("nightly-report").orElseThrow().paused());
         browser.driver.findElement(By.xpath("//button[text()='Resume']")).click();
-        assertEquals("Schedule nightly-report is resumed.", browser.driver.findElement(By.cssSelector(".notice"))
+        assertEquals("Schedule nightly-report is resumed.", browser.await(By.cssSelector(".notice"))
                 .getText());
         long before = f.mail.stats().total();
         browser.driver.findElement(By.xpath("//button[text()='Trigger now']")).click();
-        assertTrue(browser.driver.findElement(By.cssSelector(".notice")).getText()
+        assertTrue(browser.await(By.cssSelector(".notice")).getText()
                 .matches("Schedule nightly-report enqueued job \\d+ into work queue mail now; .*"));
         assertEquals(before + 1, f.mail.stats().total());
-        assertEquals("/schedules", browser.location(), "the one-time notice is dropped from the address");
+        browser.awaitLocation("/schedules");
     }
 
     @Test
