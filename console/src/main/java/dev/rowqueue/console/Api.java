@@ -3,6 +3,7 @@ package dev.rowqueue.console;
 import dev.rowqueue.DatabaseInfo;
 import dev.rowqueue.Job;
 import dev.rowqueue.JobInfo;
+import dev.rowqueue.QueueActivity;
 import dev.rowqueue.QueueInfo;
 import dev.rowqueue.QueueStats;
 import dev.rowqueue.RingEntry;
@@ -44,7 +45,7 @@ final class Api {
             j.field("oldestReadySeconds", s.oldestReady().toSeconds());
         }
         if (s.activity() != null) {
-            Activity a = s.activity();
+            QueueActivity a = s.activity();
             j.name("activity").beginObject().field("start", a.start());
             series(j.name("enqueued"), a.enqueued());
             series(j.name("finished"), a.finished());

@@ -8,6 +8,7 @@ import dev.rowqueue.JobPage;
 import dev.rowqueue.JobQuery;
 import dev.rowqueue.JobState;
 import dev.rowqueue.MissedSlots;
+import dev.rowqueue.QueueActivity;
 import dev.rowqueue.QueueInfo;
 import dev.rowqueue.QueueKind;
 import dev.rowqueue.QueueStats;
@@ -306,7 +307,7 @@ final class Pages {
      * Draws an activity series as an inline SVG sparkline: finished jobs per minute, failed attempts over them. Only
      * numbers go into the markup; the colours come from the stylesheet.
      */
-    static void sparkline(Html c, Activity a) {
+    static void sparkline(Html c, QueueActivity a) {
         int n = a.finished().size();
         long max = 1;
         for (int i = 0; i < n; i++) {

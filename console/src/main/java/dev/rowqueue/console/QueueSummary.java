@@ -1,5 +1,6 @@
 package dev.rowqueue.console;
 
+import dev.rowqueue.QueueActivity;
 import dev.rowqueue.QueueInfo;
 import dev.rowqueue.QueueStats;
 
@@ -16,7 +17,7 @@ import java.util.Objects;
  * @param activity    a work queue's last hour, per minute; {@code null} while unknown. Slot for the job API (issue
  *                    26, item 1): the overview draws a sparkline once a summary carries it
  */
-public record QueueSummary(QueueInfo info, QueueStats stats, Duration oldestReady, Activity activity) {
+public record QueueSummary(QueueInfo info, QueueStats stats, Duration oldestReady, QueueActivity activity) {
     /** Validates the components. */
     public QueueSummary {
         Objects.requireNonNull(info, "info");

@@ -130,11 +130,8 @@ final class RowQueuesConsoleData implements ConsoleData {
         });
     }
 
-    private Activity activity(String workQueue) {
-        return cached("activity:" + workQueue, () -> {
-            QueueActivity a = work(workQueue).activity();
-            return new Activity(a.start(), a.enqueued(), a.finished(), a.failed());
-        });
+    private QueueActivity activity(String workQueue) {
+        return cached("activity:" + workQueue, () -> work(workQueue).activity());
     }
 
     @Override

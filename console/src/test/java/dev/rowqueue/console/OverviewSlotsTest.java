@@ -2,6 +2,7 @@ package dev.rowqueue.console;
 
 import dev.rowqueue.DatabaseInfo;
 import dev.rowqueue.Job;
+import dev.rowqueue.QueueActivity;
 import dev.rowqueue.QueueInfo;
 import dev.rowqueue.QueueKind;
 import dev.rowqueue.QueueStats;
@@ -39,7 +40,7 @@ class OverviewSlotsTest {
 
     @Test
     void with_it_the_overview_shows_the_oldest_ready_job_and_a_sparkline() {
-        Activity a = new Activity(Instant.parse("2026-11-25T10:00:00Z"), List.of(1L, 2L, 3L), List.of(0L, 4L, 2L),
+        QueueActivity a = new QueueActivity(Instant.parse("2026-11-25T10:00:00Z"), List.of(1L, 2L, 3L), List.of(0L, 4L, 2L),
                 List.of(0L, 1L, 0L));
         QueueSummary s = new QueueSummary(MAIL, new QueueStats(1, 0, 0, 0), Duration.ofMinutes(3), a);
         String html = overview(s, "/");
