@@ -336,6 +336,29 @@ public abstract class ScheduleContract extends Contract {
         assertThrows(NoSuchElementException.class, () -> defs().next(name, 3));
     }
 
+    @Test
+    void a_stored_definition_this_version_cannot_read_is_named_left_out_of_the_list_and_repaired_by_replace() {
+        WorkQueue q = newQueue();
+        String bad = scheduleName();
+        String good = scheduleName();
+        defs().define(bad, "@daily", ScheduleOptions.queue(q.name()));
+        defs().define(good, "@hourly", ScheduleOptions.queue(q.name()));
+        // as a newer version, or a hand edit, may leave it (the name is validated, so it can be spelt into the SQL)
+        env().execute("UPDATE " + dev.rowqueue.spi.Schema.SCHEDULES_TABLE + " SET spec = 'every:fortnight'"
+                + " WHERE schedule_name = '" + bad + "'");
+
+        List<String> listed = defs().list().stream().map(ScheduleInfo::name).toList();
+        assertTrue(listed.contains(good), "the readable schedule is still listed: " + listed);
+        assertFalse(listed.contains(bad), "the unreadable one is left out: " + listed);
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> defs().get(bad));
+        assertTrue(e.getMessage().contains(bad) && e.getMessage().contains("every:fortnight"), e.getMessage());
+
+        ScheduleInfo repaired = defs().replace(bad, "@weekly", ScheduleOptions.queue(q.name()));
+        assertEquals(Schedule.parse("cron:@weekly"), repaired.schedule());
+        assertTrue(defs().list().stream().anyMatch(s -> s.name().equals(bad)));
+        assertTrue(defs().delete(bad));
+    }
+
     // ---------------------------------------------------------------- definitions
 
     @Test
