@@ -137,18 +137,24 @@ final class ScheduleCommand extends GroupCommand {
 
     /** A change of one schedule that reports whether the schedule existed: pause, resume, delete. */
     abstract static class Change extends OnOneSchedule {
-        /** @return false if there was no schedule of that name */
-        abstract boolean change(Schedules schedules);
+        private final String done;
+        private final java.util.function.BiPredicate<Schedules, String> change;
 
-        /** @return the past participle printed after the change, such as "paused" */
-        abstract String done();
+        /**
+         * @param done   the past participle printed after the change, such as "paused"
+         * @param change the change; false if there was no schedule of that name
+         */
+        Change(String done, java.util.function.BiPredicate<Schedules, String> change) {
+            this.done = done;
+            this.change = change;
+        }
 
         @Override
         final int run(Schedules schedules) {
-            if (!change(schedules)) {
+            if (!change.test(schedules, name)) {
                 throw unknown(name);
             }
-            terminal().println(done() + " schedule " + name);
+            terminal().println(done + " schedule " + name);
             return ExitCode.OK;
         }
     }
@@ -156,14 +162,8 @@ final class ScheduleCommand extends GroupCommand {
     /** {@code schedule pause}. */
     @Command(name = "pause", mixinStandardHelpOptions = true, description = "Pauses a schedule.")
     static final class Pause extends Change {
-        @Override
-        boolean change(Schedules schedules) {
-            return schedules.pause(name);
-        }
-
-        @Override
-        String done() {
-            return "paused";
+        Pause() {
+            super("paused", Schedules::pause);
         }
     }
 
@@ -171,14 +171,8 @@ final class ScheduleCommand extends GroupCommand {
     @Command(name = "resume", mixinStandardHelpOptions = true,
             description = "Resumes a schedule; the slots that went by are missed slots (its policy applies).")
     static final class Resume extends Change {
-        @Override
-        boolean change(Schedules schedules) {
-            return schedules.resume(name);
-        }
-
-        @Override
-        String done() {
-            return "resumed";
+        Resume() {
+            super("resumed", Schedules::resume);
         }
     }
 
@@ -198,14 +192,8 @@ final class ScheduleCommand extends GroupCommand {
     @Command(name = "delete", mixinStandardHelpOptions = true,
             description = "Deletes a schedule; the jobs it enqueued stay.")
     static final class Delete extends Change {
-        @Override
-        boolean change(Schedules schedules) {
-            return schedules.delete(name);
-        }
-
-        @Override
-        String done() {
-            return "deleted";
+        Delete() {
+            super("deleted", Schedules::delete);
         }
     }
 
