@@ -463,12 +463,18 @@ final class DefaultSchedules implements Schedules {
         return Schedule.cron(s, options.zone());
     }
 
-    @Override
-    public ScheduleInfo define(String name, Schedule schedule, ScheduleOptions options) {
+    /** Checks a definition (before any SQL but its queue's catalog read), then ensures the tables; @return the name. */
+    private String checked(String name, Schedule schedule, ScheduleOptions options) {
         String n = name(name);
         check(schedule, options);
         checkQueue(options.queue());
         schema.ensureSchedules();
+        return n;
+    }
+
+    @Override
+    public ScheduleInfo define(String name, Schedule schedule, ScheduleOptions options) {
+        String n = checked(name, schedule, options);
         Optional<ScheduleInfo> existing = get(n);
         if (existing.isPresent()) {
             return same(existing.get(), schedule, options);
@@ -541,10 +547,7 @@ final class DefaultSchedules implements Schedules {
 
     @Override
     public ScheduleInfo replace(String name, Schedule schedule, ScheduleOptions options) {
-        String n = name(name);
-        check(schedule, options);
-        checkQueue(options.queue());
-        schema.ensureSchedules();
+        String n = checked(name, schedule, options);
         Optional<Stored> existing = stored(n);
         if (existing.isEmpty()) {
             return define(n, schedule, options);
