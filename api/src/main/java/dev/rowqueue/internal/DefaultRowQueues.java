@@ -140,6 +140,10 @@ public final class DefaultRowQueues implements RowQueues {
         }
         if (dialect instanceof dev.rowqueue.spi.PortableDialect p) { // how transactions meet: two connections
             dialect = p.withConcurrency(dev.rowqueue.spi.PortableFeatures.concurrency(s.dataSource()));
+            AddColumnProbe.Answer add = AddColumnProbe.of(s.dataSource(), database); // how upgrades add columns
+            if (add != null) {
+                dialect = ((dev.rowqueue.spi.PortableDialect) dialect).withAddColumn(add.keyword(), add.constrained());
+            }
         }
         int max = dialect.maxPayloadLength();
         if (s.maxPayloadLength() > max) {
@@ -149,8 +153,9 @@ public final class DefaultRowQueues implements RowQueues {
         if (s.maxPayloadLength() > 0) {
             max = s.maxPayloadLength();
         }
+        HotRowTurns turns = hotRowTurns(s.dataSource(), dialect, database);
         Executor pooled = new PooledExecutor(s.dataSource(), dialect,
-                s.retry() != null ? s.retry() : dialect.defaultRetryPolicy());
+                s.retry() != null ? s.retry() : dialect.defaultRetryPolicy(), turns);
         Executor executor = s.transactionBinding() == null ? pooled
                 : new JoiningExecutor(pooled, s.transactionBinding(), s.dataSource(), dialect);
         WakeupSource wakeups = dialect.wakeupSource(s.dataSource(), s.pollInterval()).orElse(null);
@@ -166,9 +171,10 @@ public final class DefaultRowQueues implements RowQueues {
                 new Lifecycle(), schema);
         DatabaseInfo info = new DatabaseInfo(product.productName(), product.productVersion(),
                 product.driverName() + " " + product.driverVersion(), dialect.name(), dialect.capabilities(), max);
-        log.info("rowqueue: {} served by dialect '{}' with {}; claims of one queue at once: {}",
+        log.info("rowqueue: {} served by dialect '{}' with {}; claims of one queue at once: {}{}",
                 dialect, dialect.name(), dialect.capabilities(),
-                claims == Integer.MAX_VALUE ? "no limit" : claims);
+                claims == Integer.MAX_VALUE ? "no limit" : claims,
+                turns == null ? "" : "; writers of one hot row take turns in this JVM");
         return new DefaultRowQueues(context, schema, info, pooled,
                 s.scheduling() != null ? s.scheduling() : new Scheduling(true, Duration.ofSeconds(1), List.of()));
     }
@@ -297,5 +303,20 @@ public final class DefaultRowQueues implements RowQueues {
     @Override
     public String toString() {
         return "RowQueues[" + context.dialect() + "]";
+    }
+
+    /**
+     * Where the portable dialect serves a database whose second writer of a row fails instead of waiting
+     * ({@link HotRowProbe}), the turns that writers of one hot row take in this JVM; otherwise {@code null}. Tuned
+     * dialects know their engine and take none.
+     */
+    private static HotRowTurns hotRowTurns(javax.sql.DataSource dataSource, Dialect dialect, String database) {
+        if (!(dialect instanceof dev.rowqueue.spi.PortableDialect)) {
+            return null;
+        }
+        HotRowProbe.Answer answer = HotRowProbe.of(dataSource, database);
+        log.debug("rowqueue: {}{}", answer, answer.conflicts() ? ": writers of one hot row take turns in this JVM"
+                : "");
+        return answer.conflicts() ? HotRowTurns.of(database) : null;
     }
 }

@@ -30,6 +30,10 @@ public final class PortableDialect extends Dialect {
     private final PortableFeatures.Concurrency concurrency;
     private final ColumnTypes types;
     private final KeyCodec keys;
+    /** What follows {@code ALTER TABLE t} to add a column ({@link #withAddColumn}). */
+    private final String addKeyword;
+    /** Whether an added column keeps its {@code NOT NULL}, or {@code null}: as the features say. */
+    private final Boolean addsConstrained;
 
     /**
      * A dialect for a database that answered no probes: it assumes the SQL standard
@@ -56,7 +60,14 @@ public final class PortableDialect extends Dialect {
      */
     public PortableDialect(DatabaseProduct product, PortableFeatures features,
                            PortableFeatures.Concurrency concurrency) {
+        this(product, features, concurrency, "ADD COLUMN", null);
+    }
+
+    private PortableDialect(DatabaseProduct product, PortableFeatures features,
+                            PortableFeatures.Concurrency concurrency, String addKeyword, Boolean addsConstrained) {
         super(product);
+        this.addKeyword = addKeyword;
+        this.addsConstrained = addsConstrained;
         this.features = features;
         this.concurrency = java.util.Objects.requireNonNull(concurrency, "concurrency");
         this.keys = switch (features.keyForm()) {
@@ -94,7 +105,17 @@ public final class PortableDialect extends Dialect {
      * @return this dialect, knowing it
      */
     public PortableDialect withConcurrency(PortableFeatures.Concurrency found) {
-        return new PortableDialect(product(), features, found);
+        return new PortableDialect(product(), features, found, addKeyword, addsConstrained);
+    }
+
+    /**
+     * @param keyword     what follows {@code ALTER TABLE t} to add a column, as the database was found to accept it:
+     *                    {@code ADD COLUMN} (SQL:2003) or {@code ADD}
+     * @param constrained whether a column with a default and {@code NOT NULL} can be added that way
+     * @return this dialect, adding columns that way in schema upgrades ({@link #workUpgradeDdl})
+     */
+    public PortableDialect withAddColumn(String keyword, boolean constrained) {
+        return new PortableDialect(product(), features, concurrency, keyword, constrained);
     }
 
     /** Attempts of an operation where a second writer of a row fails instead of waiting ({@link #defaultRetryPolicy}). */
@@ -201,8 +222,9 @@ public final class PortableDialect extends Dialect {
      */
     @Override
     protected String addColumn(Schema.Table t, Schema.Column c) {
-        String add = super.addColumn(t, c);
-        return features.addsConstrainedColumns() || !add.endsWith(" NOT NULL") ? add
+        String add = "ALTER TABLE " + t.name() + " " + addKeyword + " " + column(c);
+        boolean constrained = addsConstrained != null ? addsConstrained : features.addsConstrainedColumns();
+        return constrained || !add.endsWith(" NOT NULL") ? add
                 : add.substring(0, add.length() - " NOT NULL".length());
     }
 
