@@ -130,19 +130,33 @@ public final class DefaultRowQueues implements RowQueues {
         DatabaseProduct product;
         Dialect dialect;
         String database;
-        try (Connection c = s.dataSource().getConnection()) {
-            product = DatabaseProduct.of(c.getMetaData());
-            database = dev.rowqueue.spi.Jdbc.databaseIdentity(c.getMetaData());
-            dialect = DialectResolver.resolve(s.dialects(), s.dialectName(), product, s.dialectOptions(), c);
-        } catch (SQLException e) {
-            throw new RowQueueException("cannot read the database's metadata, or ask it what it accepts, to choose a dialect: "
-                    + Errors.describe(e), e);
-        }
-        if (dialect instanceof dev.rowqueue.spi.PortableDialect p) { // how transactions meet: two connections
-            dialect = p.withConcurrency(dev.rowqueue.spi.PortableFeatures.concurrency(s.dataSource()));
-            AddColumnProbe.Answer add = AddColumnProbe.of(s.dataSource(), database); // how upgrades add columns
-            if (add != null) {
-                dialect = ((dev.rowqueue.spi.PortableDialect) dialect).withAddColumn(add.keyword(), add.constrained());
+        HotRowTurns turns;
+        // the probes create scratch tables: they take this JVM's lock of the database's schema creation, so that no
+        // probe's DDL meets another's or a queue's (engines that stall on concurrent DDL, SchemaManager#creationLock)
+        java.util.concurrent.locks.ReentrantLock ddl = null;
+        try {
+            try (Connection c = s.dataSource().getConnection()) {
+                product = DatabaseProduct.of(c.getMetaData());
+                database = dev.rowqueue.spi.Jdbc.databaseIdentity(c.getMetaData());
+                ddl = SchemaManager.creationLock(database);
+                ddl.lock();
+                dialect = DialectResolver.resolve(s.dialects(), s.dialectName(), product, s.dialectOptions(), c);
+            } catch (SQLException e) {
+                throw new RowQueueException("cannot read the database's metadata, or ask it what it accepts, to choose a"
+                        + " dialect: " + Errors.describe(e), e);
+            }
+            if (dialect instanceof dev.rowqueue.spi.PortableDialect p) { // how transactions meet: two connections
+                dialect = p.withConcurrency(dev.rowqueue.spi.PortableFeatures.concurrency(s.dataSource()));
+                AddColumnProbe.Answer add = AddColumnProbe.of(s.dataSource(), database); // how upgrades add columns
+                if (add != null) {
+                    dialect = ((dev.rowqueue.spi.PortableDialect) dialect).withAddColumn(add.keyword(),
+                            add.constrained());
+                }
+            }
+            turns = hotRowTurns(s.dataSource(), dialect, database);
+        } finally {
+            if (ddl != null) {
+                ddl.unlock();
             }
         }
         int max = dialect.maxPayloadLength();
@@ -153,7 +167,6 @@ public final class DefaultRowQueues implements RowQueues {
         if (s.maxPayloadLength() > 0) {
             max = s.maxPayloadLength();
         }
-        HotRowTurns turns = hotRowTurns(s.dataSource(), dialect, database);
         Executor pooled = new PooledExecutor(s.dataSource(), dialect,
                 s.retry() != null ? s.retry() : dialect.defaultRetryPolicy(), turns);
         Executor executor = s.transactionBinding() == null ? pooled
