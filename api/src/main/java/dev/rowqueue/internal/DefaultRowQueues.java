@@ -168,11 +168,11 @@ public final class DefaultRowQueues implements RowQueues {
             max = s.maxPayloadLength();
         }
         Executor pooled = new PooledExecutor(s.dataSource(), dialect,
-                s.retry() != null ? s.retry() : dialect.defaultRetryPolicy(), turns);
+                s.retry() != null ? s.retry() : dialect.policy().retryPolicy(), turns);
         Executor executor = s.transactionBinding() == null ? pooled
                 : new JoiningExecutor(pooled, s.transactionBinding(), s.dataSource(), dialect);
         WakeupSource wakeups = dialect.wakeupSource(s.dataSource(), s.pollInterval()).orElse(null);
-        int claims = s.claimConcurrency() > 0 ? s.claimConcurrency() : dialect.claimConcurrency();
+        int claims = s.claimConcurrency() > 0 ? s.claimConcurrency() : dialect.policy().claimConcurrency();
         // tables and the catalog never join a caller's transaction: DDL commits on some databases, and a creation
         // rolled back with the caller's transaction would be remembered as done
         SchemaManager schema = new SchemaManager(dialect, pooled, s.createSchema());

@@ -17,10 +17,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs each operation on a connection of its own from the data source: single statements in auto-commit mode,
- * the rest in a transaction, all at READ COMMITTED where the dialect asks for it ({@link Dialect#enforceReadCommitted},
- * {@link Dialect#readCommittedStatements}) whatever the pool's default. Transient failures are retried with jittered
- * exponential backoff. A connection lost while a non-idempotent operation might have committed is reported, not
- * retried.
+ * the rest in a transaction, all at READ COMMITTED where the dialect asks for it
+ * ({@link dev.rowqueue.spi.DialectPolicy#enforceReadCommitted},
+ * {@link dev.rowqueue.spi.DialectPolicy#readCommittedStatements}) whatever the pool's default. Transient failures are
+ * retried with jittered exponential backoff. A connection lost while a non-idempotent operation might have committed
+ * is reported, not retried.
  *
  * <p>The isolation a connection is handed out with is read once per physical connection ({@link IsolationCache}):
  * pools put a connection back to their configured default when it returns, and this executor puts back what it
@@ -105,7 +106,7 @@ final class PooledExecutor implements Executor {
                 if (!c.getAutoCommit()) {
                     c.setAutoCommit(true);
                 }
-                int isolation = dialect.readCommittedStatements() ? readCommitted(c) : -1;
+                int isolation = dialect.policy().readCommittedStatements() ? readCommitted(c) : -1;
                 try {
                     phase.mayHaveCommitted = true;
                     return op.run(c);
@@ -116,7 +117,7 @@ final class PooledExecutor implements Executor {
             boolean autoCommit = c.getAutoCommit();
             int isolation = -1; // -1: not changed, nothing to restore
             try {
-                if (dialect.enforceReadCommitted() || dialect.readCommittedStatements()) {
+                if (dialect.policy().enforceReadCommitted() || dialect.policy().readCommittedStatements()) {
                     isolation = readCommitted(c);
                 }
                 if (autoCommit) {
