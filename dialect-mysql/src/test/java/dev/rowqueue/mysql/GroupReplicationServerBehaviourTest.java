@@ -84,7 +84,7 @@ class GroupReplicationServerBehaviourTest {
         try (Connection c = java.sql.DriverManager.getConnection(plain.url(""), "root", "")) {
             MySqlDialect d = dialect(c);
             assertEquals(MySqlDialect.GroupReplication.NONE, d.groupReplication());
-            assertTrue(d.reissuesExistingSchema());
+            assertTrue(d.policy().reissuesExistingSchema());
             assertEquals(SqlErrorKind.READ_ONLY, d.classify(new SQLException("super-read-only", "HY000", 1290)));
         }
     }
@@ -104,7 +104,7 @@ class GroupReplicationServerBehaviourTest {
             assertEquals(1290, refused.getErrorCode(), refused.toString());
             assertEquals(SqlErrorKind.CONNECTION, d.classify(refused));
             assertTrue(d.failedBeforeSending(refused));
-            assertEquals(8, d.defaultRetryPolicy().maxAttempts());
+            assertEquals(8, d.policy().retryPolicy().maxAttempts());
         }
     }
 
@@ -143,7 +143,7 @@ class GroupReplicationServerBehaviourTest {
         try (Connection a = gr.connect(0, DATABASE); Connection b = gr.connect(1, DATABASE)) {
             MySqlDialect d = dialect(b);
             assertEquals(MySqlDialect.GroupReplication.MULTI_PRIMARY, d.groupReplication());
-            assertEquals(MySqlDialect.GALERA_ATTEMPTS, d.defaultRetryPolicy().maxAttempts());
+            assertEquals(MySqlDialect.GALERA_ATTEMPTS, d.policy().retryPolicy().maxAttempts());
             run(a, "CREATE TABLE IF NOT EXISTS cert (id INT PRIMARY KEY, v INT) ENGINE=InnoDB");
             run(a, "INSERT INTO cert VALUES (1, 0) ON DUPLICATE KEY UPDATE v = 0");
             run(b, "SET SESSION group_replication_consistency = 'BEFORE'");
