@@ -35,19 +35,43 @@ final class PooledExecutor implements Executor {
     private final Dialect dialect;
     private final RetryPolicy retry;
     private final IsolationCache isolations = new IsolationCache();
+    private final HotRowTurns turns;
 
     PooledExecutor(DataSource dataSource, Dialect dialect, RetryPolicy retry) {
+        this(dataSource, dialect, retry, null);
+    }
+
+    /**
+     * @param turns where writers of one hot row fail each other, the turns they take ({@link #run(String, String,
+     *              SqlOp)}); {@code null} where they wait for each other
+     */
+    PooledExecutor(DataSource dataSource, Dialect dialect, RetryPolicy retry, HotRowTurns turns) {
         this.dataSource = dataSource;
         this.dialect = dialect;
         this.retry = retry;
+        this.turns = turns;
     }
 
     @Override
     public <R> R run(String what, SqlOp<R> op) {
+        return run(what, null, op);
+    }
+
+    @Override
+    public <R> R run(String what, String hotRow, SqlOp<R> op) {
+        HotRowTurns hot = hotRow == null ? null : turns;
         for (int attempt = 1; ; attempt++) {
             Phase phase = new Phase();
             try {
-                return once(op, phase);
+                if (hot == null) {
+                    return once(op, phase);
+                }
+                R result;
+                try (HotRowTurns.Turn turn = hot.take(hotRow)) {
+                    result = once(op, phase);
+                }
+                hot.ended(hotRow, attempt);
+                return result;
             } catch (SQLException e) {
                 SqlErrorKind kind = dialect.classify(e);
                 boolean duplicateRace = kind == SqlErrorKind.DUPLICATE_KEY && op.retriesDuplicateKey();

@@ -162,13 +162,21 @@ final class SchemaManager {
         }
     }
 
+    /**
+     * @param database a database's identity ({@link dev.rowqueue.spi.Jdbc#databaseIdentity})
+     * @return the lock that every creation of tables on it in this JVM takes: queues' DDL and capability probes
+     */
+    static ReentrantLock creationLock(String database) {
+        return CREATING.computeIfAbsent(database, k -> new ReentrantLock());
+    }
+
     /** @return the lock of this database's schema creation in this JVM */
     private ReentrantLock creating() {
         ReentrantLock lock = creating;
         if (lock == null) {
             String database = executor.run("identify the database", SqlOp.read(
                     c -> dev.rowqueue.spi.Jdbc.databaseIdentity(c.getMetaData())));
-            lock = CREATING.computeIfAbsent(database, k -> new ReentrantLock());
+            lock = creationLock(database);
             creating = lock;
         }
         return lock;

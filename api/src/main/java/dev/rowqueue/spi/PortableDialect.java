@@ -36,6 +36,10 @@ public final class PortableDialect extends Dialect {
     private final DialectPolicy policy;
     private final SqlErrors errors;
     private final KeyCodec keys;
+    /** What follows {@code ALTER TABLE t} to add a column ({@link #withAddColumn}). */
+    private final String addKeyword;
+    /** Whether an added column keeps its {@code NOT NULL}, or {@code null}: as the features say. */
+    private final Boolean addsConstrained;
 
     /**
      * A dialect for a database that answered no probes: it assumes the SQL standard
@@ -62,7 +66,14 @@ public final class PortableDialect extends Dialect {
      */
     public PortableDialect(DatabaseProduct product, PortableFeatures features,
                            PortableFeatures.Concurrency concurrency) {
+        this(product, features, concurrency, "ADD COLUMN", null);
+    }
+
+    private PortableDialect(DatabaseProduct product, PortableFeatures features,
+                            PortableFeatures.Concurrency concurrency, String addKeyword, Boolean addsConstrained) {
         super(product);
+        this.addKeyword = addKeyword;
+        this.addsConstrained = addsConstrained;
         this.features = features;
         this.concurrency = java.util.Objects.requireNonNull(concurrency, "concurrency");
         this.keys = switch (features.keyForm()) {
@@ -78,7 +89,8 @@ public final class PortableDialect extends Dialect {
         ColumnTypes t = ColumnTypes.STANDARD.with(Schema.Type.KEY, "VARCHAR(" + keyLength + ")");
         ColumnTypes types = features.identityIsKey() ? t.withIdentityKey(features.identity())
                 : t.with(Schema.Type.IDENTITY, features.identity());
-        this.ddl = new SchemaDdl(ddlFeatures(features, types));
+        this.ddl = new SchemaDdl(ddlFeatures(features, types, addKeyword,
+                addsConstrained != null ? addsConstrained : features.addsConstrainedColumns()));
         dev.rowqueue.RetryPolicy d = dev.rowqueue.RetryPolicy.defaults();
         this.policy = DialectPolicy.DEFAULTS.withClaimConcurrency(1).withRetryPolicy(concurrency.writeConflict() == null
                 ? d : new dev.rowqueue.RetryPolicy(CONFLICT_ATTEMPTS, d.initialBackoff(), d.maxBackoff()));
@@ -98,7 +110,8 @@ public final class PortableDialect extends Dialect {
      * identity restarts with its sequence, not at all where it moves past explicitly inserted ids by itself, or by
      * SQL:2003's {@code ALTER COLUMN ... RESTART WITH}.
      */
-    private static DdlFeatures ddlFeatures(PortableFeatures features, ColumnTypes types) {
+    private static DdlFeatures ddlFeatures(PortableFeatures features, ColumnTypes types, String addKeyword,
+                                           boolean addsConstrained) {
         List<String> restart = features.sequence() != null
                 ? List.of("ALTER SEQUENCE " + DdlFeatures.SEQUENCE + " RESTART WITH " + DdlFeatures.NEXT)
                 : features.identityFollows() ? List.of() : DdlFeatures.RESTART_IDENTITY;
@@ -107,7 +120,8 @@ public final class PortableDialect extends Dialect {
                 .ifNotExists(features.ifNotExists())
                 .descendingIndexes(features.descendingIndexes())
                 .uniqueKeyedAsConstraint(!features.uniqueIndexNulls())
-                .addsConstrainedColumns(features.addsConstrainedColumns())
+                .addColumn("ALTER TABLE " + DdlFeatures.TABLE + " " + addKeyword + " " + DdlFeatures.COLUMN)
+                .addsConstrainedColumns(addsConstrained)
                 .sequence(features.sequence() == null ? null
                         : features.sequence().replace(PortableFeatures.SEQUENCE, DdlFeatures.SEQUENCE))
                 .restartIdentity(restart)
@@ -134,7 +148,17 @@ public final class PortableDialect extends Dialect {
      * @return this dialect, knowing it
      */
     public PortableDialect withConcurrency(PortableFeatures.Concurrency found) {
-        return new PortableDialect(product(), features, found);
+        return new PortableDialect(product(), features, found, addKeyword, addsConstrained);
+    }
+
+    /**
+     * @param keyword     what follows {@code ALTER TABLE t} to add a column, as the database was found to accept it:
+     *                    {@code ADD COLUMN} (SQL:2003) or {@code ADD}
+     * @param constrained whether a column with a default and {@code NOT NULL} can be added that way
+     * @return this dialect, adding columns that way in schema upgrades
+     */
+    public PortableDialect withAddColumn(String keyword, boolean constrained) {
+        return new PortableDialect(product(), features, concurrency, keyword, constrained);
     }
 
     /** Attempts of an operation where a second writer of a row fails instead of waiting ({@link #policy()}). */
