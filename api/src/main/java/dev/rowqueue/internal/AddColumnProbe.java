@@ -6,7 +6,6 @@ import org.slf4j.LoggerFactory;
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
@@ -65,9 +64,9 @@ final class AddColumnProbe {
             if (!c.getAutoCommit()) {
                 c.setAutoCommit(true);
             }
-            exec(c, "CREATE TABLE " + table + " (k INTEGER NOT NULL, PRIMARY KEY (k))");
+            HotRowProbe.exec(c, "CREATE TABLE " + table + " (k INTEGER NOT NULL, PRIMARY KEY (k))");
             try {
-                exec(c, "INSERT INTO " + table + " (k) VALUES (1)");
+                HotRowProbe.exec(c, "INSERT INTO " + table + " (k) VALUES (1)");
                 for (String keyword : FORMS) {
                     if (accepts(c, "ALTER TABLE " + table + " " + keyword + " x BIGINT")) {
                         return new Answer(keyword,
@@ -88,16 +87,10 @@ final class AddColumnProbe {
 
     private static boolean accepts(Connection c, String sql) {
         try {
-            exec(c, sql);
+            HotRowProbe.exec(c, sql);
             return true;
         } catch (SQLException e) {
             return false;
-        }
-    }
-
-    private static void exec(Connection c, String sql) throws SQLException {
-        try (Statement st = c.createStatement()) {
-            st.execute(sql);
         }
     }
 }

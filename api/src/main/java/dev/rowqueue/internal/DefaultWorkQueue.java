@@ -529,7 +529,7 @@ final class DefaultWorkQueue implements WorkQueue {
         if (!present()) {
             return CancelOutcome.NOT_FOUND;
         }
-        return context.executor().run("cancel job " + id + " of " + name, store.cancel(id));
+        return context.executor().run("cancel job " + id + " of " + name, "work " + name, store.cancel(id));
     }
 
     @Override

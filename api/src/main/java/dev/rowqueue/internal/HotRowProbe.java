@@ -205,7 +205,8 @@ final class HotRowProbe {
         }
     }
 
-    private static void exec(Connection c, String sql) throws SQLException {
+    /** Runs one statement. */
+    static void exec(Connection c, String sql) throws SQLException {
         try (Statement st = c.createStatement()) {
             st.execute(sql);
         }

@@ -184,8 +184,8 @@ public class MySqlDialect extends Dialect {
      * The session setting of every connection rowqueue uses on a Group Replication member: a transaction first waits
      * until the member has applied every transaction the group had committed when it began, so an operation sees what
      * any member committed before it started (a job pushed, claimed or acknowledged on another member). At the
-     * default ({@code EVENTUAL}), reads on one member right after commits on another missed 89 to 136 of 200 writes;
-     * at {@code BEFORE}, none (docs/mysql.md, "MySQL Group Replication").
+     * default ({@code EVENTUAL}), reads on one member right after commits on another can miss those writes; at
+     * {@code BEFORE} they cannot (docs/mysql.md, "MySQL Group Replication").
      */
     static final String GROUP_REPLICATION_SESSION = "SET SESSION group_replication_consistency = 'BEFORE'";
 

@@ -10,6 +10,8 @@ import dev.rowqueue.ScheduleOptions;
 import dev.rowqueue.Schedules;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkQueueOptions;
+import dev.rowqueue.testkit.FaultyDataSource;
+import dev.rowqueue.testkit.InterceptingDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

@@ -3,6 +3,8 @@ package dev.rowqueue.tck;
 import dev.rowqueue.Capability;
 import dev.rowqueue.DatabaseInfo;
 import dev.rowqueue.RowQueues;
+import dev.rowqueue.testkit.CountingDataSource;
+import dev.rowqueue.testkit.FaultyDataSource;
 import org.junit.jupiter.api.Assumptions;
 
 import javax.sql.DataSource;
