@@ -8,12 +8,16 @@ import dev.rowqueue.spi.CounterStore;
 import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.DialectPolicy;
 import dev.rowqueue.spi.RingStore;
 import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Schema;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.WorkStore;
 import dev.rowqueue.spi.WorkTables;
+import dev.rowqueue.support.DdlFeatures;
+import dev.rowqueue.support.SchemaDdl;
+import dev.rowqueue.support.SqlErrors;
 
 import java.sql.SQLException;
 import java.util.Collections;
@@ -26,8 +30,8 @@ import java.util.Set;
  * implement a queue in SQL", as the single-writer ring strategy) and {@code IF NOT EXISTS} DDL.
  *
  * <p>Time is bound from the application's clock: H2 evaluates a time expression once per row it scans, so a claim
- * window computing {@code EXTRACT(EPOCH FROM CURRENT_TIMESTAMP)} costs many times one with a bound value (the figure is
- * in docs/benchmarks.md), and an embedded H2 shares the application's clock anyway. With H2 in server mode, keep the
+ * window computing {@code EXTRACT(EPOCH FROM CURRENT_TIMESTAMP)} costs many times one with a bound value, and an
+ * embedded H2 shares the application's clock anyway. With H2 in server mode, keep the
  * clients' clocks in sync.
  */
 public class H2Dialect extends Dialect {
@@ -36,7 +40,18 @@ public class H2Dialect extends Dialect {
     public static final String NAME = "h2";
     /** Payload column length: H2 holds up to a million characters in {@code CHARACTER VARYING} comfortably. */
     static final int MAX_PAYLOAD = 1_000_000;
-    private static final ColumnTypes TYPES = ColumnTypes.STANDARD.with(Schema.Type.PAYLOAD, "CHARACTER VARYING(%d)");
+    private static final DialectPolicy POLICY = DialectPolicy.DEFAULTS.withMaxPayloadLength(MAX_PAYLOAD);
+    /**
+     * Payloads are {@code CHARACTER VARYING} of {@link #MAX_PAYLOAD} characters. The safe strategy's entries have no
+     * {@code (grp, seq)} index: H2 keeps a table whose primary key is not one integer column in a map by row id, with
+     * the key as one more index, so a push after the first lap that changes {@code seq} would rewrite entries in two
+     * indexes besides the row. Newest-first reads find their slots through the head row
+     * ({@link H2RingStore#newestByHead}).
+     */
+    private static final SchemaDdl DDL = new SchemaDdl(DdlFeatures.builder(
+                    ColumnTypes.STANDARD.with(Schema.Type.PAYLOAD, "CHARACTER VARYING(%d)"))
+            .payloadLength(MAX_PAYLOAD).ifNotExists(true).ringSeqIndex(false).build());
+    private static final SqlErrors ERRORS = new Errors();
 
     /**
      * @param product an H2 2.x database
@@ -57,37 +72,18 @@ public class H2Dialect extends Dialect {
     }
 
     @Override
-    public int maxPayloadLength() {
-        return MAX_PAYLOAD;
-    }
-
-    /** Payloads are {@code CHARACTER VARYING} of {@link #MAX_PAYLOAD} characters. */
-    @Override
-    protected ColumnTypes columnTypes() {
-        return TYPES;
+    public DialectPolicy policy() {
+        return POLICY;
     }
 
     @Override
-    protected boolean supportsIfNotExists() {
-        return true;
+    public SchemaDdl ddl() {
+        return DDL;
     }
-
 
     @Override
     public String skipLocked() {
         return " FOR UPDATE SKIP LOCKED";
-    }
-
-    /**
-     * The safe strategy's entries have no {@code (grp, seq)} index: H2 keeps a table whose primary key is not one
-     * integer column in a map by row id, with the key as one more index, so a push after the first lap that changes
-     * {@code seq} rewrote entries in two indexes besides the row; without the index a push costs about half as much
-     * (the figures are in docs/benchmarks.md, third round). Newest-first reads find their slots through the head row
-     * ({@link H2RingStore#newestByHead}).
-     */
-    @Override
-    protected boolean safeRingsIndexSeq() {
-        return false;
     }
 
     @Override
@@ -107,28 +103,35 @@ public class H2Dialect extends Dialect {
         return new H2CounterStore(this, table);
     }
 
-    /** H2's vendor codes: 90131 concurrent update, 50200 lock timeout, 90067/90098/90121 connection gone. */
     @Override
-    protected SqlErrorKind classifyOne(SQLException e) {
-        switch (e.getErrorCode()) {
-            case 90131: // CONCURRENT_UPDATE_1: MVStore row changed by a concurrent transaction
-            case 40001: // DEADLOCK_1
-                return SqlErrorKind.ROLLED_BACK;
-            case 50200: // LOCK_TIMEOUT_1
-                return SqlErrorKind.LOCK_TIMEOUT;
-            case 42101: // TABLE_OR_VIEW_ALREADY_EXISTS_1
-            case 42111: // INDEX_ALREADY_EXISTS_1
-                return SqlErrorKind.ALREADY_EXISTS;
-            case 42102: // TABLE_OR_VIEW_NOT_FOUND_1
-            case 42103: // TABLE_OR_VIEW_NOT_FOUND_WITH_CANDIDATES_2
-            case 42104: // TABLE_OR_VIEW_NOT_FOUND_DATABASE_EMPTY_1
-                return SqlErrorKind.UNDEFINED_TABLE;
-            case 90067: // CONNECTION_BROKEN_1
-            case 90098: // DATABASE_IS_CLOSED
-            case 90121: // DATABASE_CALLED_AT_SHUTDOWN
-                return SqlErrorKind.CONNECTION;
-            default:
-                return super.classifyOne(e);
+    public SqlErrors sqlErrors() {
+        return ERRORS;
+    }
+
+    /** H2's vendor codes: 90131 concurrent update, 50200 lock timeout, 90067/90098/90121 connection gone. */
+    private static final class Errors extends SqlErrors {
+        @Override
+        protected SqlErrorKind classifyOne(SQLException e) {
+            switch (e.getErrorCode()) {
+                case 90131: // CONCURRENT_UPDATE_1: MVStore row changed by a concurrent transaction
+                case 40001: // DEADLOCK_1
+                    return SqlErrorKind.ROLLED_BACK;
+                case 50200: // LOCK_TIMEOUT_1
+                    return SqlErrorKind.LOCK_TIMEOUT;
+                case 42101: // TABLE_OR_VIEW_ALREADY_EXISTS_1
+                case 42111: // INDEX_ALREADY_EXISTS_1
+                    return SqlErrorKind.ALREADY_EXISTS;
+                case 42102: // TABLE_OR_VIEW_NOT_FOUND_1
+                case 42103: // TABLE_OR_VIEW_NOT_FOUND_WITH_CANDIDATES_2
+                case 42104: // TABLE_OR_VIEW_NOT_FOUND_DATABASE_EMPTY_1
+                    return SqlErrorKind.UNDEFINED_TABLE;
+                case 90067: // CONNECTION_BROKEN_1
+                case 90098: // DATABASE_IS_CLOSED
+                case 90121: // DATABASE_CALLED_AT_SHUTDOWN
+                    return SqlErrorKind.CONNECTION;
+                default:
+                    return super.classifyOne(e);
+            }
         }
     }
 }

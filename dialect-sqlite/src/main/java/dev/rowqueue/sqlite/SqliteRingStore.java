@@ -52,7 +52,7 @@ final class SqliteRingStore extends StandardRingStore {
     /**
      * The slots of the last {@code :limit} numbers, counted down from the head row's last number by a recursive
      * common table expression: a lookup of the primary key per slot instead of a sort of the whole group, since
-     * these rings have no {@code (grp, seq)} index ({@link SqliteDialect#safeRingsIndexSeq}).
+     * these rings have no {@code (grp, seq)} index ({@link SqliteDialect#ddl()}).
      */
     @Override
     protected Sql newestByHead() {

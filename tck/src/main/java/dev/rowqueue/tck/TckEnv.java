@@ -36,7 +36,7 @@ public final class TckEnv {
     public TckEnv(TckTarget target) {
         this.target = target;
         this.raw = target.dataSource();
-        this.counting = new CountingDataSource(raw);
+        this.counting = new CountingDataSource(StuckStatements.track(raw)); // a timeout names what is stuck
         this.faults = new FaultyDataSource(counting);
         this.rq = builder().build();
     }
