@@ -5,6 +5,8 @@ import dev.rowqueue.Job;
 import dev.rowqueue.JobInfo;
 import dev.rowqueue.JobState;
 import dev.rowqueue.QueueStats;
+import dev.rowqueue.support.ClaimWindows;
+import dev.rowqueue.support.WorkStatements;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -30,7 +32,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * row, the loser's update matches nothing and the job is never leased twice. Where the dialect has
  * {@link Dialect#skipLocked()}, candidates are locked as they are selected and racers skip them.
  *
- * <p>Dialects override {@link #leaseAndRead} (one statement with RETURNING) or {@link #claim} entirely.
+ * <p>A database's {@link WorkStatements} replace steps with fewer round trips (an enqueue or a claim in one statement,
+ * a lease that returns the jobs, the cursor's upsert) or find candidates in unlocked windows; dialects with more to
+ * change override {@link #leaseAndRead} or {@link #claim}.
  */
 public class StandardWorkStore implements WorkStore {
 
@@ -137,6 +141,8 @@ public class StandardWorkStore implements WorkStore {
     private final String jobState;
     private final Map<String, Sql> jobPages = new ConcurrentHashMap<>();
     private final Map<ClaimRule, Sql> keyedCandidates = new ConcurrentHashMap<>();
+    private final WorkStatements statements;
+    private final ClaimWindows windows;
 
     /**
      * @param dialect the dialect
@@ -147,15 +153,37 @@ public class StandardWorkStore implements WorkStore {
     }
 
     /**
+     * @param dialect    the dialect
+     * @param tables     the queue's tables
+     * @param statements the database's own statements, replacing the portable steps they name
+     */
+    public StandardWorkStore(Dialect dialect, WorkTables tables, WorkStatements statements) {
+        this(dialect, tables, ById.standard(tables), statements);
+    }
+
+    /**
      * @param dialect the dialect
      * @param tables  the queue's tables
      * @param byId    how statements on one job found by its primary key begin
      */
     protected StandardWorkStore(Dialect dialect, WorkTables tables, ById byId) {
+        this(dialect, tables, byId, WorkStatements.PORTABLE);
+    }
+
+    /**
+     * @param dialect    the dialect
+     * @param tables     the queue's tables
+     * @param byId       how statements on one job found by its primary key begin
+     * @param statements the database's own statements, replacing the portable steps they name
+     */
+    protected StandardWorkStore(Dialect dialect, WorkTables tables, ById byId, WorkStatements statements) {
         this.dialect = dialect;
         this.t = tables;
         this.now = dialect.nowMillis();
         this.byId = byId;
+        this.statements = statements;
+        this.windows = statements.window() == null ? null
+                : new ClaimWindows(dialect, statements.window(), EMPTY_CLAIM_ROUNDS);
         String live = "state = " + WorkTables.LIVE;
         String dead = "state = " + WorkTables.DEAD;
         insert = Sql.of("INSERT INTO " + t.jobs() + " (payload, prio, state, due_ms, attempts, enqueued_ms) VALUES (:payload, :prio, "
@@ -215,6 +243,17 @@ public class StandardWorkStore implements WorkStore {
 
     @Override
     public SqlOp<long[]> enqueue(List<String> payloads, int priority, long delayMs) {
+        Sql one = statements.enqueueOne();
+        if (one != null && payloads.size() == 1) {
+            return SqlOp.statement(c -> {
+                try (PreparedStatement ps = one.prepare(c)) {
+                    dialect.bind(one, ps).set("payload", payloads.get(0)).setInt("prio", priority)
+                            .set("delay", delayMs).done();
+                    return new long[] {Jdbc.firstLong(ps).orElseThrow(() -> new SQLException(
+                            "the enqueue into " + t.jobs() + " returned no id"))};
+                }
+            });
+        }
         return SqlOp.transaction(c -> {
             long[] ids = new long[payloads.size()];
             try (PreparedStatement ps = insert.prepare(c, dialect.generatedKeyColumn())) {
@@ -236,6 +275,20 @@ public class StandardWorkStore implements WorkStore {
 
     @Override
     public SqlOp<List<Job>> claim(int max, long leaseMs, long token) {
+        if (statements.claim() != null) {
+            Sql claimable = statements.claimable();
+            return SqlOp.statement(c -> {
+                if (claimable != null) {
+                    try (PreparedStatement ps = claimable.prepare(c)) {
+                        dialect.bind(claimable, ps).done();
+                        if (Jdbc.firstLong(ps).isEmpty()) {
+                            return List.of(); // nothing to claim, and no write lock taken for it
+                        }
+                    }
+                }
+                return claimReturning(c, statements.claim(), max, leaseMs, token);
+            });
+        }
         return SqlOp.transaction(c -> {
             List<Job> claimed = new ArrayList<>();
             for (int round = 0; anotherRound(round, claimed.size()) && claimed.size() < max; round++) {
@@ -527,6 +580,11 @@ public class StandardWorkStore implements WorkStore {
      * @throws SQLException from the driver
      */
     protected List<Long> keyedCandidates(Connection c, ClaimRule rule, int n) throws SQLException {
+        if (windows != null) {
+            Sql window = keyedCandidates.computeIfAbsent(rule, r -> Sql.of(keyedCandidatesSql(r,
+                    statements.window().keyedLimit())));
+            return windows.claim(c, window, b -> perKey(window, b, rule), n);
+        }
         Sql sql = keyedCandidates.computeIfAbsent(rule, r -> Sql.of(keyedCandidatesSql(r, keyedLocking("n"))));
         try (PreparedStatement ps = sql.prepare(c)) {
             perKey(sql, dialect.bind(sql, ps).limit("n", n), rule).done();
@@ -628,6 +686,11 @@ public class StandardWorkStore implements WorkStore {
      *         its leading columns too overrides this.
      */
     protected String keyedOrder(ClaimRule rule) {
+        String leading = statements.window() == null ? "" : statements.window().keyedOrder();
+        if (!leading.isEmpty()) {
+            return " ORDER BY " + leading + "," + (rule.fair() ? " j.key_seq, j.prio DESC, j.id"
+                    : " j.prio DESC, j.due_ms, j.id");
+        }
         return rule.fair() ? " ORDER BY j.key_seq, j.prio DESC, j.id" : " ORDER BY j.prio DESC, j.due_ms, j.id";
     }
 
@@ -681,6 +744,13 @@ public class StandardWorkStore implements WorkStore {
      * @throws SQLException from the driver
      */
     protected long lockCursor(Connection c, String cursor) throws SQLException {
+        Sql upsert = statements.cursor();
+        if (upsert != null) {
+            try (PreparedStatement ps = upsert.prepare(c)) {
+                dialect.bind(upsert, ps).set("cursor", cursor).done();
+                return Jdbc.firstLong(ps).orElseThrow(() -> new SQLException("the cursor upsert returned no row"));
+            }
+        }
         lockCursorRow(c, cursorLock, cursor, "rotation cursor '" + cursor + "'");
         try (PreparedStatement ps = cursorSelect.prepare(c)) {
             dialect.bind(cursorSelect, ps).set("cursor", cursor).done();
@@ -701,6 +771,13 @@ public class StandardWorkStore implements WorkStore {
      * @throws SQLException from the driver
      */
     protected List<Long> candidates(Connection c, Candidates kind, int n, long last) throws SQLException {
+        if (windows != null) {
+            return switch (kind) {
+                case CLAIM -> windows.claim(c, n);
+                case AFTER -> windows.range(c, last, Long.MAX_VALUE, n);
+                case UP_TO -> windows.range(c, Long.MIN_VALUE, last, n);
+            };
+        }
         Sql sql = switch (kind) {
             case CLAIM -> candidates;
             case AFTER -> candidatesAfter;
@@ -742,6 +819,13 @@ public class StandardWorkStore implements WorkStore {
      * @throws SQLException from the driver
      */
     protected List<Job> leaseAndRead(Connection c, List<Long> ids, long leaseMs, long token) throws SQLException {
+        if (statements.leaseReturning() != null) {
+            Sql lease = statements.leaseReturning(ids.size());
+            try (PreparedStatement ps = lease.prepare(c)) {
+                Jdbc.bindList(dialect.bind(lease, ps).set("token", token).set("lease", leaseMs), "id", ids).done();
+                return inOrder(Jdbc.jobs(ps, dialect), ids);
+            }
+        }
         String in = Jdbc.parameterList(ids.size(), "id");
         Sql lease = Sql.of("UPDATE " + t.jobs() + " SET attempts = attempts + CASE WHEN lease_token IS NULL THEN 0 ELSE 1 END,"
                 + " lease_token = :token, due_ms = " + now + " + :lease WHERE id IN (" + in + ") AND state = "

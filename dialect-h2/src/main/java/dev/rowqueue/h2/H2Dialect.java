@@ -12,6 +12,9 @@ import dev.rowqueue.spi.RingStore;
 import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Schema;
 import dev.rowqueue.spi.SqlErrorKind;
+import dev.rowqueue.spi.StandardCounterStore;
+import dev.rowqueue.spi.StandardRingStore;
+import dev.rowqueue.spi.StandardWorkStore;
 import dev.rowqueue.spi.WorkStore;
 import dev.rowqueue.spi.WorkTables;
 
@@ -25,10 +28,8 @@ import java.util.Set;
  * MERGE ...)}) so a statement returns the rows it wrote, {@code MERGE} (the Oracle/DB2 "method three" of "How to
  * implement a queue in SQL", as the single-writer ring strategy) and {@code IF NOT EXISTS} DDL.
  *
- * <p>Time is bound from the application's clock: H2 evaluates a time expression once per row it scans, so a claim
- * window computing {@code EXTRACT(EPOCH FROM CURRENT_TIMESTAMP)} costs many times one with a bound value (the figure is
- * in docs/benchmarks.md), and an embedded H2 shares the application's clock anyway. With H2 in server mode, keep the
- * clients' clocks in sync.
+ * <p>Time is bound from the application's clock: H2 evaluates a time expression once per row it scans, and an embedded
+ * H2 shares the application's clock anyway. With H2 in server mode, keep the clients' clocks in sync.
  */
 public class H2Dialect extends Dialect {
 
@@ -81,9 +82,8 @@ public class H2Dialect extends Dialect {
     /**
      * The safe strategy's entries have no {@code (grp, seq)} index: H2 keeps a table whose primary key is not one
      * integer column in a map by row id, with the key as one more index, so a push after the first lap that changes
-     * {@code seq} rewrote entries in two indexes besides the row; without the index a push costs about half as much
-     * (the figures are in docs/benchmarks.md, third round). Newest-first reads find their slots through the head row
-     * ({@link H2RingStore#newestByHead}).
+     * {@code seq} rewrote entries in two indexes besides the row; without the index it writes one. Newest-first reads
+     * find their slots through the head row ({@link H2Statements#ring}).
      */
     @Override
     protected boolean safeRingsIndexSeq() {
@@ -92,19 +92,18 @@ public class H2Dialect extends Dialect {
 
     @Override
     public RingStore ringStore(RingTables tables, RingOptions options) {
-        return options.strategy() == RingStrategy.SINGLE_WRITER
-                ? new H2SingleWriterRingStore(this, tables, options.capacity())
-                : new H2RingStore(this, tables, options.capacity());
+        return new StandardRingStore(this, tables, options.capacity(), options.strategy() == RingStrategy.SINGLE_WRITER
+                ? H2Statements.singleWriterRing(tables, nowMillis()) : H2Statements.ring(tables, nowMillis()));
     }
 
     @Override
     public WorkStore workStore(WorkTables tables) {
-        return new H2WorkStore(this, tables);
+        return new StandardWorkStore(this, tables, H2Statements.work(tables, nowMillis()));
     }
 
     @Override
     public CounterStore counterStore(CounterTable table) {
-        return new H2CounterStore(this, table);
+        return new StandardCounterStore(this, table, H2Statements.counters(table));
     }
 
     /** H2's vendor codes: 90131 concurrent update, 50200 lock timeout, 90067/90098/90121 connection gone. */

@@ -12,6 +12,9 @@ import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Sql;
 import dev.rowqueue.spi.Schema;
 import dev.rowqueue.spi.SqlErrorKind;
+import dev.rowqueue.spi.StandardCounterStore;
+import dev.rowqueue.spi.StandardRingStore;
+import dev.rowqueue.spi.StandardWorkStore;
 import dev.rowqueue.spi.WorkStore;
 import dev.rowqueue.spi.WorkTables;
 import org.sqlite.SQLiteConnection;
@@ -199,8 +202,8 @@ public class SqliteDialect extends Dialect {
 
     /**
      * The safe strategy's entries have no {@code (grp, seq)} index: a push then writes the head row and one slot row
-     * with its primary key, and no third b-tree, which makes a push cheaper (the figures are in docs/sqlite.md).
-     * Newest-first reads with a limit find their slots through the head row ({@code SqliteRingStore.newestByHead}).
+     * with its primary key, and no third b-tree. Newest-first reads with a limit find their slots through the head
+     * row ({@link SqliteStatements#ring}).
      */
     @Override
     protected boolean safeRingsIndexSeq() {
@@ -215,7 +218,7 @@ public class SqliteDialect extends Dialect {
     @Override
     public RingStore ringStore(RingTables tables, RingOptions options) {
         return options.strategy() == dev.rowqueue.RingStrategy.SAFE
-                ? new SqliteRingStore(this, tables, options.capacity())
+                ? new StandardRingStore(this, tables, options.capacity(), SqliteStatements.ring(tables, nowMillis()))
                 : super.ringStore(tables, options);
     }
 
@@ -227,12 +230,12 @@ public class SqliteDialect extends Dialect {
 
     @Override
     public WorkStore workStore(WorkTables tables) {
-        return new SqliteWorkStore(this, tables);
+        return new StandardWorkStore(this, tables, SqliteStatements.work(tables, nowMillis()));
     }
 
     @Override
     public CounterStore counterStore(CounterTable table) {
-        return new SqliteCounterStore(this, table);
+        return new StandardCounterStore(this, table, SqliteStatements.counters(table));
     }
 
     /**
