@@ -1,5 +1,7 @@
 package dev.rowqueue.spi;
 
+import dev.rowqueue.support.SqlForms;
+
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -112,9 +114,14 @@ public final class PortableDialect extends Dialect {
                 : new dev.rowqueue.RetryPolicy(CONFLICT_ATTEMPTS, d.initialBackoff(), d.maxBackoff());
     }
 
+    /** The probed forms: the time as a parameter (cast where the engine needs it), the row limit, the generated key. */
     @Override
-    public String nowMillis() {
-        return features.castParameters() ? "CAST(:now AS BIGINT)" : ":now";
+    public SqlForms sqlForms() {
+        return new SqlForms(features.castParameters() ? "CAST(:now AS BIGINT)" : ":now", switch (features.limit()) {
+            case FETCH_FIRST -> SqlForms.STANDARD.limit();
+            case LIMIT -> SqlForms.LIMIT;
+            case MAX_ROWS -> "";
+        }, "", null, features.generatedKey());
     }
 
     @Override
@@ -206,15 +213,6 @@ public final class PortableDialect extends Dialect {
                 : add.substring(0, add.length() - " NOT NULL".length());
     }
 
-    @Override
-    public String limit(String parameter) {
-        return switch (features.limit()) {
-            case FETCH_FIRST -> super.limit(parameter);
-            case LIMIT -> " LIMIT :" + parameter;
-            case MAX_ROWS -> "";
-        };
-    }
-
     /**
      * One claim of a work queue at a time per instance: claims that wait run together as one when the claim before
      * them ends. On databases whose reads take locks (Derby, HSQLDB's default) consumers that ack and claim at once
@@ -238,11 +236,6 @@ public final class PortableDialect extends Dialect {
             return List.of("ALTER SEQUENCE " + t.sequence() + " RESTART WITH " + nextId);
         }
         return features.identityFollows() ? List.of() : super.restartIdentity(t, nextId);
-    }
-
-    @Override
-    public String generatedKeyColumn() {
-        return features.generatedKey();
     }
 
     /** The probed reports of duplicate keys, existing objects and missing tables, then the standard rules. */

@@ -17,6 +17,7 @@ import dev.rowqueue.spi.StandardRingStore;
 import dev.rowqueue.spi.StandardWorkStore;
 import dev.rowqueue.spi.WorkStore;
 import dev.rowqueue.spi.WorkTables;
+import dev.rowqueue.support.SqlForms;
 
 import java.sql.SQLException;
 import java.util.Collections;
@@ -37,6 +38,7 @@ public class H2Dialect extends Dialect {
     public static final String NAME = "h2";
     /** Payload column length: H2 holds up to a million characters in {@code CHARACTER VARYING} comfortably. */
     static final int MAX_PAYLOAD = 1_000_000;
+    private static final SqlForms FORMS = SqlForms.STANDARD.withSkipLocked(SqlForms.SKIP_LOCKED);
     private static final ColumnTypes TYPES = ColumnTypes.STANDARD.with(Schema.Type.PAYLOAD, "CHARACTER VARYING(%d)");
 
     /**
@@ -74,9 +76,10 @@ public class H2Dialect extends Dialect {
     }
 
 
+    /** {@code FOR UPDATE SKIP LOCKED}; time bound from the application's clock. */
     @Override
-    public String skipLocked() {
-        return " FOR UPDATE SKIP LOCKED";
+    public SqlForms sqlForms() {
+        return FORMS;
     }
 
     /**

@@ -17,6 +17,7 @@ import dev.rowqueue.spi.StandardRingStore;
 import dev.rowqueue.spi.StandardWorkStore;
 import dev.rowqueue.spi.WorkStore;
 import dev.rowqueue.spi.WorkTables;
+import dev.rowqueue.support.SqlForms;
 import org.sqlite.SQLiteConnection;
 
 import java.sql.Connection;
@@ -56,6 +57,8 @@ import java.util.Set;
  * three keys.
  */
 public class SqliteDialect extends Dialect {
+
+    private static final SqlForms FORMS = SqlForms.STANDARD.withLimit(SqlForms.LIMIT);
 
     /** The dialect's name. */
     public static final String NAME = "sqlite";
@@ -210,9 +213,10 @@ public class SqliteDialect extends Dialect {
         return false;
     }
 
+    /** {@code LIMIT :n}; time bound from the application's clock. */
     @Override
-    public String limit(String parameter) {
-        return " LIMIT :" + parameter;
+    public SqlForms sqlForms() {
+        return FORMS;
     }
 
     @Override
