@@ -172,7 +172,7 @@ public interface RowQueues extends AutoCloseable {
         private String dialectName;
         private final Map<String, String> dialectOptions = new LinkedHashMap<>();
         private boolean createSchema = true;
-        /** {@code null}: the dialect's ({@link dev.rowqueue.spi.Dialect#defaultRetryPolicy()}). */
+        /** {@code null}: the dialect's ({@link dev.rowqueue.spi.DialectPolicy#retryPolicy()}). */
         private RetryPolicy retryPolicy;
         private int maxPayloadLength = -1;
         private Duration pollInterval = Duration.ofMillis(200);
@@ -288,11 +288,10 @@ public interface RowQueues extends AutoCloseable {
          * most what it asked for. So sixteen threads each claiming one job cost about as many statements as a few
          * claims of a batch. Claims on a caller's connection ({@code using(connection)}) are not counted.
          *
-         * <p>Default: the dialect's ({@link dev.rowqueue.spi.Dialect#claimConcurrency()}): on PostgreSQL, MySQL and
-         * MariaDB the number of processors of this JVM, at least 2; no limit on H2 and the portable dialect; one on
-         * SQLite, which runs one writer at a time. With more consumer threads than cores, the limit and the claims
-         * running together raise throughput, most for one job per claim (the figures are in docs/postgresql.md,
-         * docs/mysql.md and docs/benchmarks.md).
+         * <p>Default: the dialect's ({@link dev.rowqueue.spi.DialectPolicy#claimConcurrency()}): on PostgreSQL, MySQL
+         * and MariaDB the number of processors of this JVM, at least 2; no limit on H2, Oracle and Db2; one on SQLite,
+         * which runs one writer at a time, and with the portable dialect. With more consumer threads than cores, the
+         * limit and the claims running together raise throughput, most for one job per claim.
          *
          * @param claims at least 1; {@link Integer#MAX_VALUE} for no limit (and no claims run together)
          * @return this builder

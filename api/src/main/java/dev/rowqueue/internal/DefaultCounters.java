@@ -46,7 +46,8 @@ final class DefaultCounters implements Counters {
 
     private long add(String key, long delta) {
         String k = key(key);
-        return context.executor().run("increment counter " + name + "." + k, store.add(k, delta))
+        return context.executor().run("increment counter " + name + "." + k, "counter " + name + " " + k,
+                        store.add(k, delta))
                 .orElseThrow(() -> new CounterOverflowException("counter '" + k + "' of " + name + " + " + delta
                         + " would leave the 64-bit range; it was not changed", null));
     }
@@ -74,7 +75,7 @@ final class DefaultCounters implements Counters {
 
     private void setNow(String key, long value) {
         String k = key(key);
-        context.executor().run("set counter " + name + "." + k, store.set(k, value));
+        context.executor().run("set counter " + name + "." + k, "counter " + name + " " + k, store.set(k, value));
     }
 
     @Override
@@ -98,7 +99,8 @@ final class DefaultCounters implements Counters {
 
     private boolean removeNow(String key) {
         String k = key(key);
-        return context.executor().run("remove counter " + name + "." + k, store.remove(k));
+        return context.executor().run("remove counter " + name + "." + k, "counter " + name + " " + k,
+                store.remove(k));
     }
 
     @Override

@@ -130,16 +130,34 @@ public final class DefaultRowQueues implements RowQueues {
         DatabaseProduct product;
         Dialect dialect;
         String database;
-        try (Connection c = s.dataSource().getConnection()) {
-            product = DatabaseProduct.of(c.getMetaData());
-            database = dev.rowqueue.spi.Jdbc.databaseIdentity(c.getMetaData());
-            dialect = DialectResolver.resolve(s.dialects(), s.dialectName(), product, s.dialectOptions(), c);
-        } catch (SQLException e) {
-            throw new RowQueueException("cannot read the database's metadata, or ask it what it accepts, to choose a dialect: "
-                    + Errors.describe(e), e);
-        }
-        if (dialect instanceof dev.rowqueue.spi.PortableDialect p) { // how transactions meet: two connections
-            dialect = p.withConcurrency(dev.rowqueue.spi.PortableFeatures.concurrency(s.dataSource()));
+        HotRowTurns turns;
+        // the probes create scratch tables: they take this JVM's lock of the database's schema creation, so that no
+        // probe's DDL meets another's or a queue's (engines that stall on concurrent DDL, SchemaManager#creationLock)
+        java.util.concurrent.locks.ReentrantLock ddl = null;
+        try {
+            try (Connection c = s.dataSource().getConnection()) {
+                product = DatabaseProduct.of(c.getMetaData());
+                database = dev.rowqueue.spi.Jdbc.databaseIdentity(c.getMetaData());
+                ddl = SchemaManager.creationLock(database);
+                ddl.lock();
+                dialect = DialectResolver.resolve(s.dialects(), s.dialectName(), product, s.dialectOptions(), c);
+            } catch (SQLException e) {
+                throw new RowQueueException("cannot read the database's metadata, or ask it what it accepts, to choose a"
+                        + " dialect: " + Errors.describe(e), e);
+            }
+            if (dialect instanceof dev.rowqueue.spi.PortableDialect p) { // how transactions meet: two connections
+                dialect = p.withConcurrency(dev.rowqueue.spi.PortableFeatures.concurrency(s.dataSource()));
+                AddColumnProbe.Answer add = AddColumnProbe.of(s.dataSource(), database); // how upgrades add columns
+                if (add != null) {
+                    dialect = ((dev.rowqueue.spi.PortableDialect) dialect).withAddColumn(add.keyword(),
+                            add.constrained());
+                }
+            }
+            turns = hotRowTurns(s.dataSource(), dialect, database);
+        } finally {
+            if (ddl != null) {
+                ddl.unlock();
+            }
         }
         int max = dialect.maxPayloadLength();
         if (s.maxPayloadLength() > max) {
@@ -150,11 +168,11 @@ public final class DefaultRowQueues implements RowQueues {
             max = s.maxPayloadLength();
         }
         Executor pooled = new PooledExecutor(s.dataSource(), dialect,
-                s.retry() != null ? s.retry() : dialect.defaultRetryPolicy());
+                s.retry() != null ? s.retry() : dialect.policy().retryPolicy(), turns);
         Executor executor = s.transactionBinding() == null ? pooled
                 : new JoiningExecutor(pooled, s.transactionBinding(), s.dataSource(), dialect);
         WakeupSource wakeups = dialect.wakeupSource(s.dataSource(), s.pollInterval()).orElse(null);
-        int claims = s.claimConcurrency() > 0 ? s.claimConcurrency() : dialect.claimConcurrency();
+        int claims = s.claimConcurrency() > 0 ? s.claimConcurrency() : dialect.policy().claimConcurrency();
         // tables and the catalog never join a caller's transaction: DDL commits on some databases, and a creation
         // rolled back with the caller's transaction would be remembered as done
         SchemaManager schema = new SchemaManager(dialect, pooled, s.createSchema());
@@ -166,9 +184,10 @@ public final class DefaultRowQueues implements RowQueues {
                 new Lifecycle(), schema);
         DatabaseInfo info = new DatabaseInfo(product.productName(), product.productVersion(),
                 product.driverName() + " " + product.driverVersion(), dialect.name(), dialect.capabilities(), max);
-        log.info("rowqueue: {} served by dialect '{}' with {}; claims of one queue at once: {}",
+        log.info("rowqueue: {} served by dialect '{}' with {}; claims of one queue at once: {}{}",
                 dialect, dialect.name(), dialect.capabilities(),
-                claims == Integer.MAX_VALUE ? "no limit" : claims);
+                claims == Integer.MAX_VALUE ? "no limit" : claims,
+                turns == null ? "" : "; writers of one hot row take turns in this JVM");
         return new DefaultRowQueues(context, schema, info, pooled,
                 s.scheduling() != null ? s.scheduling() : new Scheduling(true, Duration.ofSeconds(1), List.of()));
     }
@@ -297,5 +316,20 @@ public final class DefaultRowQueues implements RowQueues {
     @Override
     public String toString() {
         return "RowQueues[" + context.dialect() + "]";
+    }
+
+    /**
+     * Where the portable dialect serves a database whose second writer of a row fails instead of waiting
+     * ({@link HotRowProbe}), the turns that writers of one hot row take in this JVM; otherwise {@code null}. Tuned
+     * dialects know their engine and take none.
+     */
+    private static HotRowTurns hotRowTurns(javax.sql.DataSource dataSource, Dialect dialect, String database) {
+        if (!(dialect instanceof dev.rowqueue.spi.PortableDialect)) {
+            return null;
+        }
+        HotRowProbe.Answer answer = HotRowProbe.of(dataSource, database);
+        log.debug("rowqueue: {}{}", answer, answer.conflicts() ? ": writers of one hot row take turns in this JVM"
+                : "");
+        return answer.conflicts() ? HotRowTurns.of(database) : null;
     }
 }

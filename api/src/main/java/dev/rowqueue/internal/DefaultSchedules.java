@@ -37,6 +37,7 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
@@ -68,6 +69,7 @@ final class DefaultSchedules implements Schedules {
     private final long lateAfterMs;
     private final List<ScheduleListener> listeners;
     private final Map<String, WorkStore> stores = new ConcurrentHashMap<>();
+    private final Set<String> warnedUnreadable = ConcurrentHashMap.newKeySet();
     private final boolean nowIsParameter;
     private final Object sleeper = new Object();
     private volatile boolean closed;
@@ -461,12 +463,18 @@ final class DefaultSchedules implements Schedules {
         return Schedule.cron(s, options.zone());
     }
 
-    @Override
-    public ScheduleInfo define(String name, Schedule schedule, ScheduleOptions options) {
+    /** Checks a definition (before any SQL but its queue's catalog read), then ensures the tables; @return the name. */
+    private String checked(String name, Schedule schedule, ScheduleOptions options) {
         String n = name(name);
         check(schedule, options);
         checkQueue(options.queue());
         schema.ensureSchedules();
+        return n;
+    }
+
+    @Override
+    public ScheduleInfo define(String name, Schedule schedule, ScheduleOptions options) {
+        String n = checked(name, schedule, options);
         Optional<ScheduleInfo> existing = get(n);
         if (existing.isPresent()) {
             return same(existing.get(), schedule, options);
@@ -539,18 +547,16 @@ final class DefaultSchedules implements Schedules {
 
     @Override
     public ScheduleInfo replace(String name, Schedule schedule, ScheduleOptions options) {
-        String n = name(name);
-        check(schedule, options);
-        checkQueue(options.queue());
-        schema.ensureSchedules();
-        Optional<ScheduleInfo> existing = get(n);
+        String n = checked(name, schedule, options);
+        Optional<Stored> existing = stored(n);
         if (existing.isEmpty()) {
             return define(n, schedule, options);
         }
-        if (differences(existing.get(), schedule, options).isEmpty()) {
-            return existing.get();
+        ScheduleInfo current = existing.get().info();
+        if (current != null && differences(current, schedule, options).isEmpty()) {
+            return current;
         }
-        boolean newSlots = !existing.get().schedule().equals(schedule);
+        boolean newSlots = current == null || !current.schedule().equals(schedule);
         long now = newSlots ? dbNow() : 0;
         Sql update = Sql.of("UPDATE " + T + " SET spec = :spec, queue_name = :queue, payload = :payload,"
                 + " job_key = :jkey, missed = :missed" + (newSlots ? ", next_ms = :next, last_job = NULL" : "")
@@ -624,23 +630,51 @@ final class DefaultSchedules implements Schedules {
         return deleted;
     }
 
+    /**
+     * Every schedule this version can read. A stored definition it cannot read (written by a newer version, or edited
+     * by hand) is left out with a warning, once per instance and definition, so that one bad row does not hide the
+     * others; {@link #get} names it, and {@link #replace} or {@link #delete} repairs it.
+     */
     @Override
     public List<ScheduleInfo> list() {
-        return read(null);
+        List<ScheduleInfo> out = new ArrayList<>();
+        for (Stored s : read(null)) {
+            if (s.info() != null) {
+                out.add(s.info());
+            } else if (warnedUnreadable.add(s.name() + "\n" + s.spec())) {
+                log.warn("rowqueue: schedule '{}' is left out of the list: {}", s.name(), s.problem());
+            }
+        }
+        return out;
     }
 
     @Override
     public Optional<ScheduleInfo> get(String name) {
-        List<ScheduleInfo> one = read(name(name));
+        return stored(name(name)).map(Stored::readable);
+    }
+
+    private Optional<Stored> stored(String n) {
+        List<Stored> one = read(n);
         return one.isEmpty() ? Optional.empty() : Optional.of(one.get(0));
     }
 
-    private List<ScheduleInfo> read(String name) {
+    /** A stored row: its info, or (info null) why this version cannot read its definition. */
+    private record Stored(String name, String spec, ScheduleInfo info, String problem) {
+        ScheduleInfo readable() {
+            if (info == null) {
+                throw new IllegalStateException("schedule '" + name + "' " + problem
+                        + "; replace it with a definition this version can read, or delete it");
+            }
+            return info;
+        }
+    }
+
+    private List<Stored> read(String name) {
         schema.ensureSchedules();
         Sql sql = Sql.of("SELECT " + COLUMNS + " FROM " + T + (name == null ? "" : " WHERE schedule_name = :name"));
-        List<ScheduleInfo> out = executor.run(name == null ? "list schedules" : "read schedule " + name,
+        List<Stored> out = executor.run(name == null ? "list schedules" : "read schedule " + name,
                 SqlOp.read(c -> {
-                    List<ScheduleInfo> list = new ArrayList<>();
+                    List<Stored> list = new ArrayList<>();
                     try (PreparedStatement ps = sql.prepare(c)) {
                         Sql.Binder b = dialect.bind(sql, ps);
                         if (name != null) {
@@ -649,14 +683,25 @@ final class DefaultSchedules implements Schedules {
                         b.done();
                         try (ResultSet rs = ps.executeQuery()) {
                             while (rs.next()) {
-                                list.add(info(rs));
+                                list.add(stored(rs));
                             }
                         }
                     }
                     return list;
                 }));
-        out.sort(java.util.Comparator.comparing(ScheduleInfo::name));
+        out.sort(java.util.Comparator.comparing(Stored::name));
         return out;
+    }
+
+    private static Stored stored(ResultSet rs) throws SQLException {
+        String name = rs.getString("schedule_name");
+        String spec = rs.getString("spec");
+        try {
+            return new Stored(name, spec, info(rs), null);
+        } catch (IllegalArgumentException e) {
+            return new Stored(name, spec, null, "has a stored definition this version cannot read ('" + spec + "': "
+                    + e.getMessage() + ")");
+        }
     }
 
     private static ScheduleInfo info(ResultSet rs) throws SQLException {

@@ -23,14 +23,14 @@ public final class DefaultSchemaScripts implements SchemaScripts {
 
     @Override
     public List<String> catalog() {
-        List<String> ddl = new java.util.ArrayList<>(dialect.catalogDdl());
-        ddl.addAll(dialect.activityDdl());
+        List<String> ddl = new java.util.ArrayList<>(dialect.ddl().catalog());
+        ddl.addAll(dialect.ddl().activity());
         return List.copyOf(ddl);
     }
 
     @Override
     public List<String> schedules() {
-        return dialect.scheduleDdl();
+        return dialect.ddl().schedules();
     }
 
     @Override
@@ -40,17 +40,17 @@ public final class DefaultSchemaScripts implements SchemaScripts {
             throw new IllegalArgumentException("dialect '" + dialect.name() + "' does not offer ring strategy "
                     + options.strategy());
         }
-        return dialect.ringDdl(RingTables.of(Validation.queueName(name)), options);
+        return dialect.ddl().ring(RingTables.of(Validation.queueName(name)), options);
     }
 
     @Override
     public List<String> workQueue(String name) {
-        return dialect.workDdl(WorkTables.of(Validation.queueName(name)));
+        return dialect.ddl().work(WorkTables.of(Validation.queueName(name)));
     }
 
     @Override
     public List<String> workQueueUpgrade(String name) {
-        return dialect.workUpgradeDdl(WorkTables.of(Validation.queueName(name)));
+        return dialect.ddl().workUpgrade(WorkTables.of(Validation.queueName(name)));
     }
 
     @Override
@@ -58,11 +58,11 @@ public final class DefaultSchemaScripts implements SchemaScripts {
         if (nextId < 1) {
             throw new IllegalArgumentException("nextId must be at least 1, got " + nextId);
         }
-        return dialect.restartIdentity(WorkTables.of(Validation.queueName(name)), nextId);
+        return dialect.ddl().restartIdentity(WorkTables.of(Validation.queueName(name)), nextId);
     }
 
     @Override
     public List<String> counters(String name) {
-        return dialect.counterDdl(CounterTable.of(Validation.queueName(name)));
+        return dialect.ddl().counters(CounterTable.of(Validation.queueName(name)));
     }
 }

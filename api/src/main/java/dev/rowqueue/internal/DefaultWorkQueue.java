@@ -307,11 +307,11 @@ final class DefaultWorkQueue implements WorkQueue {
                     (allIds, allTokens, n, leaseMs) -> {
                         long token = newToken();
                         if (allIds.length == 0) {
-                            return new WorkStore.AckedAndClaimed(Set.of(), ctx.executor().run("claim from " + name,
+                            return new WorkStore.AckedAndClaimed(Set.of(), ctx.executor().run("claim from " + name, "work " + name,
                                     store.claim(n, leaseMs, token, rule)));
                         }
                         return ctx.executor().run("ack " + allIds.length + " jobs of " + name + " and claim from "
-                                + name, store.ackAndClaim(allIds, allTokens, n, leaseMs, token, rule));
+                                + name, "work " + name, store.ackAndClaim(allIds, allTokens, n, leaseMs, token, rule));
                     });
             return new WorkStore.AckedAndClaimed(result.acked(), buryExhausted(ctx, result.claimed()));
         });
@@ -399,7 +399,7 @@ final class DefaultWorkQueue implements WorkQueue {
         }
         long token = newToken();
         return context.current("rotate " + name, ctx -> buryExhausted(ctx, ctx.claimGates().alone(name,
-                () -> ctx.executor().run("rotate " + name + " with cursor " + c,
+                () -> ctx.executor().run("rotate " + name + " with cursor " + c, "work " + name,
                         store.rotate(c, max, leaseMillis(), token)))));
     }
 
@@ -529,7 +529,7 @@ final class DefaultWorkQueue implements WorkQueue {
         if (!present()) {
             return CancelOutcome.NOT_FOUND;
         }
-        return context.executor().run("cancel job " + id + " of " + name, store.cancel(id));
+        return context.executor().run("cancel job " + id + " of " + name, "work " + name, store.cancel(id));
     }
 
     @Override

@@ -2,7 +2,6 @@ package dev.rowqueue.internal;
 
 import dev.rowqueue.Handoff;
 import dev.rowqueue.Job;
-import dev.rowqueue.JobContext;
 import dev.rowqueue.JobHandler;
 import dev.rowqueue.Worker;
 import dev.rowqueue.WorkerListener;
@@ -18,34 +17,27 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The worker runtime: one dispatcher thread claims for the pool (free threads plus prefetch, acks riding on the
- * claim), handler threads run jobs, a heartbeat thread extends running jobs' leases in one statement. The
- * dispatcher never is interrupted inside a database call: pause and close are seen between calls, and waits are cut
- * into short slices.
+ * The worker runtime: one dispatcher thread claims for the pool (free threads plus {@link Prefetch prefetch}, the
+ * {@link AckBatch acks} riding on the claim), handler threads run jobs, {@link Heartbeats} extend running jobs'
+ * leases in one statement. The dispatcher never is interrupted inside a database call: pause and close
+ * ({@link WorkerLifecycle}) are seen between calls, and waits are cut into short slices.
  */
 final class DefaultWorker implements Worker {
     private static final Logger log = LoggerFactory.getLogger(DefaultWorker.class);
 
     private static final long FIRST_PAUSE_MS = 50;
-    private static final long SLICE_MS = 200;
     private static final long MAX_BACKOFF_MS = 30_000;
     private static final long SETTLE_AFTER_INTERRUPT_MS = 10_000;
-
-    private enum State { NEW, RUNNING, CLOSING, CLOSED }
 
     private final DefaultWorkQueue queue;
     private final JobHandler handler;
@@ -57,38 +49,24 @@ final class DefaultWorker implements Worker {
     private final ExecutorService handlers;
     private final boolean ownHandlers;
 
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition changed = lock.newCondition();
+    private final WorkerLifecycle lifecycle = new WorkerLifecycle();
+    private final ReentrantLock lock = lifecycle.lock;
     /** Prefetched jobs waiting for a thread; guarded by {@link #lock}. */
     private final Deque<Job> buffer = new ArrayDeque<>();
     /** Finished jobs whose ack rides on the next claim; guarded by {@link #lock}. */
-    private final List<Job> done = new ArrayList<>();
-    private final Map<Long, Running> running = new ConcurrentHashMap<>();
+    private final AckBatch acks;
+    private final Prefetch prefetch;
+    private final Heartbeats heartbeats;
+    private final Map<Long, RunningJob> running = new ConcurrentHashMap<>();
     private final AtomicInteger threadNumber = new AtomicInteger();
-    /**
-     * Counts what the dispatcher waits for (a handler finished, pause, resume, close); raised with {@link #lock} held,
-     * read without. The dispatcher notes it before it looks at the state and waits only while it is unchanged, so a
-     * change between its look and its wait (a no-op handler that finishes before the dispatcher waits) is not lost.
-     */
-    private volatile long changes;
-    /** Moving average of handler run times, or -1 before the first; sizes an adaptive prefetch. */
-    private volatile long averageRunNanos = -1;
-    /** Moving average of the dispatcher's claim round trips, or -1 before the first; dispatcher thread only. */
-    private long averageClaimNanos = -1;
-    /** When the dispatcher last claimed, or began to put a claim off ({@link #overlaps}); dispatcher thread only. */
-    private long deferredSince = System.nanoTime();
-
-    private volatile State state = State.NEW;
-    private volatile boolean paused;
     private Thread dispatcher;
-    private ScheduledExecutorService beats;
 
     DefaultWorker(DefaultWorkQueue queue, JobHandler handler, WorkerOptions options, Duration lease, Duration poll,
                   WakeupSource wakeups) {
         this.queue = queue;
         this.handler = handler;
         this.options = options;
-        this.listener = new SafeListener(options.listener());
+        this.listener = new SafeWorkerListener(options.listener());
         this.heartbeatMs = options.heartbeat() != null ? options.heartbeat().toMillis()
                 : Math.max(1, lease.toMillis() / 3);
         this.pollMs = Math.max(FIRST_PAUSE_MS, poll.toMillis());
@@ -96,6 +74,9 @@ final class DefaultWorker implements Worker {
         this.ownHandlers = options.executor() == null;
         this.handlers = ownHandlers ? Executors.newFixedThreadPool(options.threads(), r -> thread(r, "handler"))
                 : options.executor();
+        this.acks = new AckBatch(lock, queue, listener);
+        this.prefetch = new Prefetch(options, pollMs);
+        this.heartbeats = new Heartbeats(queue, listener, running, this::buffered, this::unbuffer);
     }
 
     private Thread thread(Runnable r, String role) {
@@ -108,16 +89,13 @@ final class DefaultWorker implements Worker {
     public Worker start() {
         lock.lock();
         try {
-            if (state != State.NEW) {
-                throw new IllegalStateException("worker of " + queue.name() + " was already started (" + state + ")");
-            }
+            lifecycle.requireNew(queue.name());
             queue.lifecycle().started(this);
-            state = State.RUNNING;
+            lifecycle.running();
         } finally {
             lock.unlock();
         }
-        beats = Executors.newSingleThreadScheduledExecutor(r -> thread(r, "heartbeat"));
-        beats.scheduleWithFixedDelay(this::beat, heartbeatMs, heartbeatMs, TimeUnit.MILLISECONDS);
+        heartbeats.start(heartbeatMs, r -> thread(r, "heartbeat"));
         dispatcher = thread(this::dispatch, "claims");
         dispatcher.start();
         return this;
@@ -128,14 +106,14 @@ final class DefaultWorker implements Worker {
     private void dispatch() {
         long pause = FIRST_PAUSE_MS;
         int failures = 0;
-        while (state == State.RUNNING) {
-            List<Job> acks = List.of();
-            long seen = changes;
+        while (lifecycle.isRunning()) {
+            List<Job> riding = List.of();
+            long seen = lifecycle.changes();
             try {
-                if (paused) {
+                if (lifecycle.isPaused()) {
                     giveBack();
-                    flushAcks();
-                    await(SLICE_MS, seen);
+                    acks.flush();
+                    lifecycle.await(WorkerLifecycle.SLICE_MS, seen);
                     continue;
                 }
                 int want;
@@ -144,13 +122,11 @@ final class DefaultWorker implements Worker {
                 lock.lock();
                 try {
                     int held = running.size() + buffer.size();
-                    want = options.threads() + prefetchNow() - held;
+                    want = options.threads() + prefetch.now() - held;
                     idle = held == 0;
-                    defer = want > 0 && held >= options.threads() && !overlaps(held)
-                            && System.nanoTime() - deferredSince < TimeUnit.MILLISECONDS.toNanos(pollMs);
+                    defer = prefetch.defer(want, held);
                     if (!defer) {
-                        acks = new ArrayList<>(done);
-                        done.clear();
+                        riding = acks.takeLocked();
                     }
                 } finally {
                     lock.unlock();
@@ -158,29 +134,28 @@ final class DefaultWorker implements Worker {
                 if (defer) {
                     // every thread has a job and what they hold ends before a claim could return: claim with the
                     // next finished job, for a fuller batch, rather than now for the one free prefetch slot
-                    await(pollMs, seen);
+                    lifecycle.await(pollMs, seen);
                     continue;
                 }
-                deferredSince = System.nanoTime();
+                prefetch.proceeding();
                 if (want <= 0) {
-                    ack(acks); // the prefetch shrank below what is buffered: ack on its own, never strand one
-                    acks = List.of();
-                    await(pollMs, seen);
+                    acks.ackEach(riding); // the prefetch shrank below what is buffered: ack on its own, never strand one
+                    riding = List.of();
+                    lifecycle.await(pollMs, seen);
                     continue;
                 }
                 WakeupSource.Ticket ticket = idle && wakeups != null ? wakeups.ticket(queue.tables()) : null;
                 List<Job> claimed;
                 long t0 = System.nanoTime();
-                if (acks.isEmpty()) {
+                if (riding.isEmpty()) {
                     claimed = queue.claim(want);
                 } else {
-                    Handoff h = queue.ackAndClaim(acks, want);
-                    acks = List.of();
+                    Handoff h = queue.ackAndClaim(riding, want);
+                    riding = List.of();
                     claimed = h.claimed();
                     h.lost().forEach(listener::leaseLost);
                 }
-                long took = System.nanoTime() - t0;
-                averageClaimNanos = averageClaimNanos < 0 ? took : averageClaimNanos + (took - averageClaimNanos) / 8;
+                prefetch.claimTook(System.nanoTime() - t0);
                 if (failures > 0) {
                     log.info("rowqueue: worker of {} reaches the database again after {} failures", queue.name(),
                             failures);
@@ -204,12 +179,12 @@ final class DefaultWorker implements Worker {
                 if (ticket != null) {
                     awaitTicket(ticket, pollMs);
                 } else {
-                    await(jitter(pause), seen);
+                    lifecycle.await(jitter(pause), seen);
                     pause = Math.min(pause * 2, pollMs);
                 }
             } catch (RuntimeException e) {
-                requeueAcks(acks);
-                if (state != State.RUNNING) {
+                acks.putBack(riding);
+                if (!lifecycle.isRunning()) {
                     break;
                 }
                 failures++;
@@ -220,84 +195,25 @@ final class DefaultWorker implements Worker {
                 } else {
                     log.debug("rowqueue: worker of {}: claim failure {}: {}", queue.name(), failures, e.toString());
                 }
-                await(jitter(Math.min(MAX_BACKOFF_MS, FIRST_PAUSE_MS << Math.min(failures, 20))), changes);
+                lifecycle.await(jitter(Math.min(MAX_BACKOFF_MS, FIRST_PAUSE_MS << Math.min(failures, 20))),
+                        lifecycle.changes());
             }
         }
-    }
-
-    /**
-     * How many jobs to hold ahead now: the fixed prefetch, or with a window as many as the threads are expected to
-     * take within it at the moving average of handler times (none before a job has finished).
-     */
-    private int prefetchNow() {
-        int cap = options.prefetch();
-        if (cap == 0 || options.prefetchWindow() == null) {
-            return cap;
-        }
-        long avg = averageRunNanos;
-        if (avg < 0) {
-            return 0;
-        }
-        double fit = (double) options.threads() * options.prefetchWindow().toNanos() / Math.max(avg, 1);
-        return (int) Math.min(cap, fit);
-    }
-
-    /**
-     * Whether a claim sent now would overlap work: the {@code held} jobs (running and buffered) are expected to keep
-     * the threads busy for at least half a claim's round trip, at the moving averages of both. If not, the threads
-     * run out of work before the claim returns anyway, and waiting for them to finish claims a fuller batch (a no-op
-     * handler on one thread: two jobs a round trip instead of one).
-     */
-    private boolean overlaps(int held) {
-        long run = averageRunNanos;
-        long claim = averageClaimNanos;
-        if (run < 0 || claim < 0) {
-            return true;
-        }
-        return (double) held * run / options.threads() >= claim / 2.0;
     }
 
     private static long jitter(long ms) {
         return ms / 2 + ThreadLocalRandom.current().nextLong(ms / 2 + 1);
     }
 
-    /**
-     * Waits until something changed since {@link #changes} was {@code seen} (a handler finished, pause, resume,
-     * close), at once if it already has, or until {@code ms} pass.
-     */
-    private void await(long ms, long seen) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
-        lock.lock();
-        try {
-            while (state == State.RUNNING && changes == seen) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return;
-                }
-                changed.awaitNanos(left);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Tells the dispatcher and {@link #close} that something changed; called with {@link #lock} held. */
-    private void signalChanged() {
-        changes++;
-        changed.signalAll();
-    }
-
     /** Waits for the dialect's wake-up, in slices so that pause and close are seen, up to {@code ms}. */
     private void awaitTicket(WakeupSource.Ticket ticket, long ms) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
-        while (state == State.RUNNING && !paused) {
+        while (lifecycle.isRunning() && !lifecycle.isPaused()) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 return;
             }
-            long slice = Math.min(left, TimeUnit.MILLISECONDS.toNanos(SLICE_MS));
+            long slice = Math.min(left, TimeUnit.MILLISECONDS.toNanos(WorkerLifecycle.SLICE_MS));
             long before = System.nanoTime();
             try {
                 ticket.await(slice);
@@ -313,9 +229,10 @@ final class DefaultWorker implements Worker {
 
     /** Starts buffered jobs on free threads; called with {@link #lock} held. */
     private void startBuffered() {
-        while (!buffer.isEmpty() && running.size() < options.threads() && state == State.RUNNING && !paused) {
+        while (!buffer.isEmpty() && running.size() < options.threads() && lifecycle.isRunning()
+                && !lifecycle.isPaused()) {
             Job job = buffer.poll();
-            Running r = new Running(job);
+            RunningJob r = new RunningJob(queue, job);
             running.put(job.id(), r);
             try {
                 r.future = handlers.submit(() -> run(r));
@@ -326,6 +243,26 @@ final class DefaultWorker implements Worker {
                         rejected.toString());
                 return;
             }
+        }
+    }
+
+    /** @return a copy of the prefetched jobs, for a heartbeat */
+    private List<Job> buffered() {
+        lock.lock();
+        try {
+            return new ArrayList<>(buffer);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Drops a prefetched job whose lease was lost; tells whether it was still buffered. */
+    private boolean unbuffer(Job job) {
+        lock.lock();
+        try {
+            return buffer.remove(job);
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -352,46 +289,9 @@ final class DefaultWorker implements Worker {
         }
     }
 
-    private void flushAcks() {
-        List<Job> acks;
-        lock.lock();
-        try {
-            acks = new ArrayList<>(done);
-            done.clear();
-        } finally {
-            lock.unlock();
-        }
-        ack(acks);
-    }
-
-    private void ack(List<Job> acks) {
-        for (Job job : acks) {
-            try {
-                if (!queue.ack(job)) {
-                    listener.leaseLost(job);
-                }
-            } catch (RuntimeException e) {
-                log.warn("rowqueue: worker of {}: ack of job {} failed; it will run again after its lease: {}",
-                        queue.name(), job.id(), e.toString());
-            }
-        }
-    }
-
-    private void requeueAcks(List<Job> acks) {
-        if (acks.isEmpty()) {
-            return;
-        }
-        lock.lock();
-        try {
-            done.addAll(0, acks);
-        } finally {
-            lock.unlock();
-        }
-    }
-
     // ---------------------------------------------------------------- running
 
-    private void run(Running r) {
+    private void run(RunningJob r) {
         Job job = r.job;
         if (!r.begun.compareAndSet(false, true)) {
             return; // close gave the job back before a thread took it
@@ -406,8 +306,7 @@ final class DefaultWorker implements Worker {
             error = t;
         }
         long nanos = System.nanoTime() - t0;
-        long avg = averageRunNanos;
-        averageRunNanos = avg < 0 ? nanos : avg + (nanos - avg) / 8; // racy on purpose: an estimate
+        prefetch.ran(nanos);
         Duration ran = Duration.ofNanos(nanos);
         r.thread = null;
         boolean interrupted = Thread.interrupted();
@@ -419,14 +318,14 @@ final class DefaultWorker implements Worker {
             lock.lock();
             try {
                 startBuffered();
-                signalChanged();
+                lifecycle.signalChanged();
             } finally {
                 lock.unlock();
             }
         }
     }
 
-    private void settle(Running r, Throwable error, Duration ran, boolean interrupted) {
+    private void settle(RunningJob r, Throwable error, Duration ran, boolean interrupted) {
         Job job = r.job;
         if (r.settled.get() || r.lost) {
             return;
@@ -439,15 +338,15 @@ final class DefaultWorker implements Worker {
                 // while a heartbeat still counted it running and then called its lease lost, and a claim would see no
                 // free thread beside the ack
                 running.remove(job.id(), r);
-                done.add(job);
-                signalChanged();
+                acks.addLocked(job);
+                lifecycle.signalChanged();
             } finally {
                 lock.unlock();
             }
             return;
         }
         try {
-            if (r.interruptedByClose || interrupted && state != State.RUNNING) {
+            if (r.interruptedByClose || interrupted && !lifecycle.isRunning()) {
                 queue.release(job); // stopped by close: not the job's fault, no attempt counted
                 return;
             }
@@ -471,95 +370,21 @@ final class DefaultWorker implements Worker {
                 : text.substring(0, dev.rowqueue.spi.Dialect.ERROR_LENGTH);
     }
 
-    // ---------------------------------------------------------------- heartbeats
-
-    private void beat() {
-        List<Job> jobs = new ArrayList<>();
-        running.values().forEach(r -> {
-            if (!r.lost && !r.settled.get()) {
-                jobs.add(r.job);
-            }
-        });
-        lock.lock();
-        try {
-            jobs.addAll(buffer);
-        } finally {
-            lock.unlock();
-        }
-        if (jobs.isEmpty()) {
-            return;
-        }
-        Duration lease = queue.options().leaseDuration();
-        try {
-            for (int from = 0; from < jobs.size(); from += Validation.MAX_BATCH) {
-                List<Job> part = jobs.subList(from, Math.min(jobs.size(), from + Validation.MAX_BATCH));
-                Set<Long> extended = queue.extendLeases(part, lease);
-                Instant until = Instant.now().plus(lease);
-                for (Job job : part) {
-                    Running r = running.get(job.id());
-                    if (extended.contains(job.id())) {
-                        if (r != null) {
-                            r.leaseUntil = until;
-                        }
-                    } else {
-                        lost(job, r);
-                    }
-                }
-                listener.heartbeat(part.size());
-            }
-        } catch (RuntimeException e) {
-            listener.databaseError(e, 1);
-            log.debug("rowqueue: worker of {}: heartbeat failed: {}", queue.name(), e.toString());
-        }
-    }
-
-    private void lost(Job job, Running r) {
-        if (r != null) {
-            if (r.lost || r.settled.get()) {
-                return;
-            }
-            r.lost = true;
-        } else {
-            lock.lock();
-            try {
-                if (!buffer.remove(job)) {
-                    return;
-                }
-            } finally {
-                lock.unlock();
-            }
-        }
-        log.warn("rowqueue: worker of {} lost the lease of job {} (a pause longer than the lease?); another"
-                + " consumer may run it", queue.name(), job.id());
-        listener.leaseLost(job);
-    }
-
     // ---------------------------------------------------------------- control
 
     @Override
     public void pause() {
-        paused = true;
-        signal();
+        lifecycle.pause(true);
     }
 
     @Override
     public void resume() {
-        paused = false;
-        signal();
-    }
-
-    private void signal() {
-        lock.lock();
-        try {
-            signalChanged();
-        } finally {
-            lock.unlock();
-        }
+        lifecycle.pause(false);
     }
 
     @Override
     public boolean isPaused() {
-        return paused;
+        return lifecycle.isPaused();
     }
 
     @Override
@@ -575,27 +400,19 @@ final class DefaultWorker implements Worker {
     @Override
     public boolean close(Duration drain) {
         long drainMs = Validation.notNegative("drain", drain);
-        lock.lock();
-        try {
-            if (state == State.CLOSING || state == State.CLOSED) {
-                return running.isEmpty();
-            }
-            boolean started = state == State.RUNNING;
-            state = State.CLOSING;
-            signalChanged();
-            if (!started) {
-                state = State.CLOSED;
-                shutdownHandlers();
-                return true;
-            }
-        } finally {
-            lock.unlock();
+        WorkerLifecycle.CloseStart start = lifecycle.beginClose();
+        if (start == WorkerLifecycle.CloseStart.ALREADY) {
+            return running.isEmpty();
+        }
+        if (start == WorkerLifecycle.CloseStart.NEVER_STARTED) {
+            shutdownHandlers();
+            return true;
         }
         joinQuietly(dispatcher);
         giveBack();
-        boolean finished = awaitRunning(drainMs);
+        boolean finished = lifecycle.awaitUntil(running::isEmpty, drainMs);
         if (!finished) {
-            for (Running r : running.values()) {
+            for (RunningJob r : running.values()) {
                 r.interruptedByClose = true;
                 if (r.begun.compareAndSet(false, true)) {
                     // waiting in a busy executor of the caller's, never started: give it back, no attempt counted
@@ -608,12 +425,12 @@ final class DefaultWorker implements Worker {
                     f.cancel(true);
                 }
             }
-            awaitRunning(SETTLE_AFTER_INTERRUPT_MS);
+            lifecycle.awaitUntil(running::isEmpty, SETTLE_AFTER_INTERRUPT_MS);
         }
-        flushAcks();
-        beats.shutdownNow();
+        acks.flush();
+        heartbeats.stop();
         shutdownHandlers();
-        state = State.CLOSED;
+        lifecycle.closed();
         queue.lifecycle().stopped(this);
         return finished;
     }
@@ -621,26 +438,6 @@ final class DefaultWorker implements Worker {
     private void shutdownHandlers() {
         if (ownHandlers) {
             handlers.shutdownNow();
-        }
-    }
-
-    private boolean awaitRunning(long ms) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
-        lock.lock();
-        try {
-            while (!running.isEmpty()) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return false;
-                }
-                changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(SLICE_MS)));
-            }
-            return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return running.isEmpty();
-        } finally {
-            lock.unlock();
         }
     }
 
@@ -657,113 +454,7 @@ final class DefaultWorker implements Worker {
 
     @Override
     public String toString() {
-        return "Worker[" + queue.name() + ", " + options.threads() + " threads, " + state
-                + (paused ? ", paused" : "") + ", " + running.size() + " running]";
-    }
-
-    // ---------------------------------------------------------------- one job
-
-    /** A job handed to a handler thread. */
-    private final class Running implements JobContext {
-        final Job job;
-        final AtomicBoolean settled = new AtomicBoolean();
-        /** Taken by the handler thread that runs the job, or by close for a job no thread took. */
-        final AtomicBoolean begun = new AtomicBoolean();
-        volatile Instant leaseUntil;
-        volatile boolean lost;
-        volatile boolean interruptedByClose;
-        volatile Thread thread;
-        volatile Future<?> future;
-
-        Running(Job job) {
-            this.job = job;
-            this.leaseUntil = job.leaseUntil();
-        }
-
-        @Override
-        public Job job() {
-            return job;
-        }
-
-        @Override
-        public Instant leaseUntil() {
-            return leaseUntil;
-        }
-
-        @Override
-        public boolean leaseLost() {
-            return lost;
-        }
-
-        @Override
-        public boolean release() {
-            return settled.compareAndSet(false, true) && !lost && queue.release(job);
-        }
-
-        @Override
-        public boolean retryAfter(Duration delay, String reason) {
-            return settled.compareAndSet(false, true) && !lost && queue.nack(job, delay, reason);
-        }
-    }
-
-    /** A listener whose exceptions are logged, never thrown into the worker. */
-    private record SafeListener(WorkerListener l) implements WorkerListener {
-        private void safely(Runnable call) {
-            try {
-                call.run();
-            } catch (RuntimeException e) {
-                log.warn("rowqueue: a worker listener threw; ignored", e);
-            }
-        }
-
-        @Override
-        public void claimed(List<Job> jobs) {
-            safely(() -> l.claimed(jobs));
-        }
-
-        @Override
-        public void started(Job job, Duration waiting) {
-            safely(() -> l.started(job, waiting));
-        }
-
-        @Override
-        public void succeeded(Job job, Duration ran) {
-            safely(() -> l.succeeded(job, ran));
-        }
-
-        @Override
-        public void failed(Job job, Throwable error, Duration ran) {
-            safely(() -> l.failed(job, error, ran));
-        }
-
-        @Override
-        public void dead(Job job, Throwable error) {
-            safely(() -> l.dead(job, error));
-        }
-
-        @Override
-        public void finished(Job job, Duration ran) {
-            safely(() -> l.finished(job, ran));
-        }
-
-        @Override
-        public void leaseLost(Job job) {
-            safely(() -> l.leaseLost(job));
-        }
-
-        @Override
-        public void idle() {
-            safely(l::idle);
-        }
-
-        @Override
-        public void databaseError(RuntimeException error, int consecutive) {
-            safely(() -> l.databaseError(error, consecutive));
-        }
-
-        @Override
-        public void heartbeat(int jobs) {
-            safely(() -> l.heartbeat(jobs));
-        }
+        return "Worker[" + queue.name() + ", " + options.threads() + " threads, " + lifecycle.state()
+                + (lifecycle.isPaused() ? ", paused" : "") + ", " + running.size() + " running]";
     }
 }

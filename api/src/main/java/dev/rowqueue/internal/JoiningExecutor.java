@@ -40,6 +40,12 @@ final class JoiningExecutor implements Executor {
         return withCaller(what, c -> c == null ? own.run(what, op) : new BoundExecutor(c, dialect).run(what, op));
     }
 
+    @Override
+    public <R> R run(String what, String hotRow, SqlOp<R> op) {
+        return withCaller(what, c -> c == null ? own.run(what, hotRow, op)
+                : new BoundExecutor(c, dialect).run(what, op));
+    }
+
     /**
      * Asks the binding once for the caller's transaction and runs {@code body} with its connection, or with
      * {@code null} when there is none, then hands the connection back.

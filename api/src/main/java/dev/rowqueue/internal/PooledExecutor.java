@@ -17,10 +17,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs each operation on a connection of its own from the data source: single statements in auto-commit mode,
- * the rest in a transaction, all at READ COMMITTED where the dialect asks for it ({@link Dialect#enforceReadCommitted},
- * {@link Dialect#readCommittedStatements}) whatever the pool's default. Transient failures are retried with jittered
- * exponential backoff. A connection lost while a non-idempotent operation might have committed is reported, not
- * retried.
+ * the rest in a transaction, all at READ COMMITTED where the dialect asks for it
+ * ({@link dev.rowqueue.spi.DialectPolicy#enforceReadCommitted},
+ * {@link dev.rowqueue.spi.DialectPolicy#readCommittedStatements}) whatever the pool's default. Transient failures are
+ * retried with jittered exponential backoff. A connection lost while a non-idempotent operation might have committed
+ * is reported, not retried.
  *
  * <p>The isolation a connection is handed out with is read once per physical connection ({@link IsolationCache}):
  * pools put a connection back to their configured default when it returns, and this executor puts back what it
@@ -34,19 +35,43 @@ final class PooledExecutor implements Executor {
     private final Dialect dialect;
     private final RetryPolicy retry;
     private final IsolationCache isolations = new IsolationCache();
+    private final HotRowTurns turns;
 
     PooledExecutor(DataSource dataSource, Dialect dialect, RetryPolicy retry) {
+        this(dataSource, dialect, retry, null);
+    }
+
+    /**
+     * @param turns where writers of one hot row fail each other, the turns they take ({@link #run(String, String,
+     *              SqlOp)}); {@code null} where they wait for each other
+     */
+    PooledExecutor(DataSource dataSource, Dialect dialect, RetryPolicy retry, HotRowTurns turns) {
         this.dataSource = dataSource;
         this.dialect = dialect;
         this.retry = retry;
+        this.turns = turns;
     }
 
     @Override
     public <R> R run(String what, SqlOp<R> op) {
+        return run(what, null, op);
+    }
+
+    @Override
+    public <R> R run(String what, String hotRow, SqlOp<R> op) {
+        HotRowTurns hot = hotRow == null ? null : turns;
         for (int attempt = 1; ; attempt++) {
             Phase phase = new Phase();
             try {
-                return once(op, phase);
+                if (hot == null) {
+                    return once(op, phase);
+                }
+                R result;
+                try (HotRowTurns.Turn turn = hot.take(hotRow)) {
+                    result = once(op, phase);
+                }
+                hot.ended(hotRow, attempt);
+                return result;
             } catch (SQLException e) {
                 SqlErrorKind kind = dialect.classify(e);
                 boolean duplicateRace = kind == SqlErrorKind.DUPLICATE_KEY && op.retriesDuplicateKey();
@@ -81,7 +106,7 @@ final class PooledExecutor implements Executor {
                 if (!c.getAutoCommit()) {
                     c.setAutoCommit(true);
                 }
-                int isolation = dialect.readCommittedStatements() ? readCommitted(c) : -1;
+                int isolation = dialect.policy().readCommittedStatements() ? readCommitted(c) : -1;
                 try {
                     phase.mayHaveCommitted = true;
                     return op.run(c);
@@ -92,7 +117,7 @@ final class PooledExecutor implements Executor {
             boolean autoCommit = c.getAutoCommit();
             int isolation = -1; // -1: not changed, nothing to restore
             try {
-                if (dialect.enforceReadCommitted() || dialect.readCommittedStatements()) {
+                if (dialect.policy().enforceReadCommitted() || dialect.policy().readCommittedStatements()) {
                     isolation = readCommitted(c);
                 }
                 if (autoCommit) {

@@ -120,9 +120,9 @@ final class SchemaManager {
 
     List<String> ddl(Definition d) {
         return switch (d.kind()) {
-            case RING -> dialect.ringDdl(RingTables.of(d.name()), new RingOptions(d.capacity(), d.strategy()));
-            case WORK -> dialect.workDdl(WorkTables.of(d.name()));
-            case COUNTERS -> dialect.counterDdl(CounterTable.of(d.name()));
+            case RING -> dialect.ddl().ring(RingTables.of(d.name()), new RingOptions(d.capacity(), d.strategy()));
+            case WORK -> dialect.ddl().work(WorkTables.of(d.name()));
+            case COUNTERS -> dialect.ddl().counters(CounterTable.of(d.name()));
         };
     }
 
@@ -162,13 +162,21 @@ final class SchemaManager {
         }
     }
 
+    /**
+     * @param database a database's identity ({@link dev.rowqueue.spi.Jdbc#databaseIdentity})
+     * @return the lock that every creation of tables on it in this JVM takes: queues' DDL and capability probes
+     */
+    static ReentrantLock creationLock(String database) {
+        return CREATING.computeIfAbsent(database, k -> new ReentrantLock());
+    }
+
     /** @return the lock of this database's schema creation in this JVM */
     private ReentrantLock creating() {
         ReentrantLock lock = creating;
         if (lock == null) {
             String database = executor.run("identify the database", SqlOp.read(
                     c -> dev.rowqueue.spi.Jdbc.databaseIdentity(c.getMetaData())));
-            lock = CREATING.computeIfAbsent(database, k -> new ReentrantLock());
+            lock = creationLock(database);
             creating = lock;
         }
         return lock;
@@ -187,7 +195,8 @@ final class SchemaManager {
         if (existing.isEmpty()) {
             checkCollisions(catalog, d);
         }
-        List<DdlFailure> failures = create && (dialect.reissuesExistingSchema() || !exist(probes(d.name(), d.kind())))
+        List<DdlFailure> failures = create
+                && (dialect.policy().reissuesExistingSchema() || !exist(probes(d.name(), d.kind())))
                 ? createAll(ddl(d)) : List.of();
         if (existing.isPresent() && d.kind() == QueueKind.WORK) {
             upgradeWorkQueue(d.name());
@@ -268,8 +277,8 @@ final class SchemaManager {
     /**
      * Brings a work queue of an older schema version to {@link #SCHEMA_VERSION}: version 1 had no key columns.
      * Reads the version the catalog records; below 2, looks for the key columns, and where they are missing and schema
-     * creation is on, runs {@link Dialect#workUpgradeDdl} (each statement may fail because another node ran it first:
-     * the columns are looked for again afterwards), then records version 2. With schema creation off, a queue
+     * creation is on, runs {@link dev.rowqueue.support.SchemaDdl#workUpgrade} (each statement may fail because another
+     * node ran it first: the columns are looked for again afterwards), then records version 2. With schema creation off, a queue
      * without the columns fails with the statements to run.
      */
     private void upgradeWorkQueue(String name) {
@@ -282,13 +291,13 @@ final class SchemaManager {
             throw new SchemaException("work queue '" + name + "' was created with schema version "
                     + catalogVersion(name) + ", without the key columns (" + KEY_COLUMNS + "), and schema creation is"
                     + " off; run RowQueues.schema().workQueueUpgrade(\"" + name + "\") (rowqueue schema upgrade "
-                    + name + ") first: " + String.join("; ", dialect.workUpgradeDdl(t)), null);
+                    + name + ") first: " + String.join("; ", dialect.ddl().workUpgrade(t)), null);
         }
         List<DdlFailure> failures = new ArrayList<>();
         if (!present) {
             log.info("rowqueue: upgrading work queue '{}' to schema version {} (keyed jobs): adding columns {} and"
                     + " their indexes", name, SCHEMA_VERSION, KEY_COLUMNS);
-            failures = createAll(dialect.workUpgradeDdl(t));
+            failures = createAll(dialect.ddl().workUpgrade(t));
         }
         if (!hasColumns(t.jobs(), KEY_COLUMNS)) {
             SchemaException e = new SchemaException("work queue '" + name + "' could not be upgraded to schema"
@@ -326,7 +335,7 @@ final class SchemaManager {
         }));
     }
 
-    /** @return whether every table has its columns ({@link Dialect#reissuesExistingSchema()}) */
+    /** @return whether every table has its columns ({@link dev.rowqueue.spi.DialectPolicy#reissuesExistingSchema()}) */
     private boolean exist(Map<String, String> probes) {
         return probes.entrySet().stream().allMatch(p -> hasColumns(p.getKey(), p.getValue()));
     }
@@ -386,14 +395,15 @@ final class SchemaManager {
             if (catalogReady) {
                 return;
             }
-            List<DdlFailure> failures = create && (dialect.reissuesExistingSchema()
-                    || !exist(Map.of(Dialect.CATALOG_TABLE, CATALOG_COLUMNS))) ? createAll(dialect.catalogDdl()) : List.of();
+            List<DdlFailure> failures = create && (dialect.policy().reissuesExistingSchema()
+                    || !exist(Map.of(Dialect.CATALOG_TABLE, CATALOG_COLUMNS)))
+                    ? createAll(dialect.ddl().catalog()) : List.of();
             probeAll(Map.of(Dialect.CATALOG_TABLE, CATALOG_COLUMNS), failures);
             // the activity table came after the catalog: created here for new and old catalogs alike; not probed, a
             // missing one costs only the activity (its writes log once, its reads say what to run)
-            if (create && (dialect.reissuesExistingSchema()
+            if (create && (dialect.policy().reissuesExistingSchema()
                     || !exist(Map.of(Dialect.ACTIVITY_TABLE, ACTIVITY_COLUMNS)))) {
-                logFailures(createAll(dialect.activityDdl()), List.of(Dialect.ACTIVITY_TABLE));
+                logFailures(createAll(dialect.ddl().activity()), List.of(Dialect.ACTIVITY_TABLE));
             }
             catalogReady = true;
         } finally {
@@ -425,8 +435,8 @@ final class SchemaManager {
             probes.put(dev.rowqueue.spi.Schema.SCHEDULES_TABLE, SCHEDULE_COLUMNS);
             probes.put(dev.rowqueue.spi.Schema.SCHEDULE_SLOTS_TABLE, SLOT_COLUMNS);
             // where DDL on existing tables must not be issued again (Group Replication), look first
-            List<DdlFailure> failures = create && (dialect.reissuesExistingSchema() || !exist(probes))
-                    ? createAll(dialect.scheduleDdl()) : List.of();
+            List<DdlFailure> failures = create && (dialect.policy().reissuesExistingSchema() || !exist(probes))
+                    ? createAll(dialect.ddl().schedules()) : List.of();
             probeAll(probes, failures);
             schedulesReady = true;
         }
@@ -625,7 +635,7 @@ final class SchemaManager {
             return false;
         }
         for (String table : info.get().tables()) {
-            String ddl = dialect.dropTable(table);
+            String ddl = dialect.ddl().dropTable(table);
             executor.run("drop table " + table, SqlOp.statement(c -> {
                 try (Statement s = c.createStatement()) {
                     s.execute(ddl);

@@ -6,7 +6,7 @@ import java.util.Objects;
 
 /**
  * Maps {@link Schema.Type logical column types} to one database's SQL types. A type is a pattern in which
- * {@code %d} stands for the column's length in characters (see {@link Dialect#typeOf}); a pattern without it is
+ * {@code %d} stands for the column's length in characters (see {@link dev.rowqueue.support.SchemaDdl#typeOf}); a pattern without it is
  * used as it is. Immutable: {@link #with} returns a copy.
  *
  * <pre>{@code

@@ -1,5 +1,8 @@
 package dev.rowqueue.spi;
 
+import dev.rowqueue.support.DdlFeatures;
+import dev.rowqueue.support.SchemaDdl;
+import dev.rowqueue.support.SqlErrors;
 import dev.rowqueue.support.SqlForms;
 
 import java.nio.charset.StandardCharsets;
@@ -30,8 +33,14 @@ public final class PortableDialect extends Dialect {
 
     private final PortableFeatures features;
     private final PortableFeatures.Concurrency concurrency;
-    private final ColumnTypes types;
+    private final SchemaDdl ddl;
+    private final DialectPolicy policy;
+    private final SqlErrors errors;
     private final KeyCodec keys;
+    /** What follows {@code ALTER TABLE t} to add a column ({@link #withAddColumn}). */
+    private final String addKeyword;
+    /** Whether an added column keeps its {@code NOT NULL}, or {@code null}: as the features say. */
+    private final Boolean addsConstrained;
 
     /**
      * A dialect for a database that answered no probes: it assumes the SQL standard
@@ -58,7 +67,14 @@ public final class PortableDialect extends Dialect {
      */
     public PortableDialect(DatabaseProduct product, PortableFeatures features,
                            PortableFeatures.Concurrency concurrency) {
+        this(product, features, concurrency, "ADD COLUMN", null);
+    }
+
+    private PortableDialect(DatabaseProduct product, PortableFeatures features,
+                            PortableFeatures.Concurrency concurrency, String addKeyword, Boolean addsConstrained) {
         super(product);
+        this.addKeyword = addKeyword;
+        this.addsConstrained = addsConstrained;
         this.features = features;
         this.concurrency = java.util.Objects.requireNonNull(concurrency, "concurrency");
         this.keys = switch (features.keyForm()) {
@@ -72,8 +88,45 @@ public final class PortableDialect extends Dialect {
             case HEX -> 2 * 3 * KEY_LENGTH;
         };
         ColumnTypes t = ColumnTypes.STANDARD.with(Schema.Type.KEY, "VARCHAR(" + keyLength + ")");
-        this.types = features.identityIsKey() ? t.withIdentityKey(features.identity())
+        ColumnTypes types = features.identityIsKey() ? t.withIdentityKey(features.identity())
                 : t.with(Schema.Type.IDENTITY, features.identity());
+        this.ddl = new SchemaDdl(ddlFeatures(features, types, addKeyword,
+                addsConstrained != null ? addsConstrained : features.addsConstrainedColumns()));
+        dev.rowqueue.RetryPolicy d = dev.rowqueue.RetryPolicy.defaults();
+        this.policy = DialectPolicy.DEFAULTS.withClaimConcurrency(1).withRetryPolicy(concurrency.writeConflict() == null
+                ? d : new dev.rowqueue.RetryPolicy(CONFLICT_ATTEMPTS, d.initialBackoff(), d.maxBackoff()));
+        this.errors = new Errors(features, concurrency);
+    }
+
+    /**
+     * The DDL of what was found. Where ids come from a sequence ({@link PortableFeatures#sequence()}), a table with
+     * the id column is created after its sequence, named after the table ({@link WorkTables#sequence()}: the jobs
+     * table is named like its queue); a sequence that exists already (another node created it, or a dropped queue of
+     * the same name left it) counts as created. Where a unique index would allow only one NULL
+     * ({@link PortableFeatures#uniqueIndexNulls()} false: Derby), a unique keyed index is a UNIQUE constraint
+     * declared in the CREATE TABLE (a table being created is locked by its creator alone; an {@code ALTER TABLE} of a
+     * new table raced the other nodes' index creation on Derby), added by {@code ALTER TABLE ... ADD CONSTRAINT} in
+     * an upgrade. Without descending index columns, the claim index is ascending (claims then sort their
+     * candidates). Where {@code ADD COLUMN} takes no constraint, the column is added with its default only. The
+     * identity restarts with its sequence, not at all where it moves past explicitly inserted ids by itself, or by
+     * SQL:2003's {@code ALTER COLUMN ... RESTART WITH}.
+     */
+    private static DdlFeatures ddlFeatures(PortableFeatures features, ColumnTypes types, String addKeyword,
+                                           boolean addsConstrained) {
+        List<String> restart = features.sequence() != null
+                ? List.of("ALTER SEQUENCE " + DdlFeatures.SEQUENCE + " RESTART WITH " + DdlFeatures.NEXT)
+                : features.identityFollows() ? List.of() : DdlFeatures.RESTART_IDENTITY;
+        return DdlFeatures.builder(types)
+                .payloadLength(DialectPolicy.DEFAULTS.maxPayloadLength())
+                .ifNotExists(features.ifNotExists())
+                .descendingIndexes(features.descendingIndexes())
+                .uniqueKeyedAsConstraint(!features.uniqueIndexNulls())
+                .addColumn("ALTER TABLE " + DdlFeatures.TABLE + " " + addKeyword + " " + DdlFeatures.COLUMN)
+                .addsConstrainedColumns(addsConstrained)
+                .sequence(features.sequence() == null ? null
+                        : features.sequence().replace(PortableFeatures.SEQUENCE, DdlFeatures.SEQUENCE))
+                .restartIdentity(restart)
+                .build();
     }
 
     @Override
@@ -96,22 +149,33 @@ public final class PortableDialect extends Dialect {
      * @return this dialect, knowing it
      */
     public PortableDialect withConcurrency(PortableFeatures.Concurrency found) {
-        return new PortableDialect(product(), features, found);
+        return new PortableDialect(product(), features, found, addKeyword, addsConstrained);
     }
 
-    /** Attempts of an operation where a second writer of a row fails instead of waiting ({@link #defaultRetryPolicy}). */
+    /**
+     * @param keyword     what follows {@code ALTER TABLE t} to add a column, as the database was found to accept it:
+     *                    {@code ADD COLUMN} (SQL:2003) or {@code ADD}
+     * @param constrained whether a column with a default and {@code NOT NULL} can be added that way
+     * @return this dialect, adding columns that way in schema upgrades
+     */
+    public PortableDialect withAddColumn(String keyword, boolean constrained) {
+        return new PortableDialect(product(), features, concurrency, keyword, constrained);
+    }
+
+    /** Attempts of an operation where a second writer of a row fails instead of waiting ({@link #policy()}). */
     static final int CONFLICT_ATTEMPTS = 32;
 
     /**
-     * Where a second writer of a row fails at once instead of waiting ({@link PortableFeatures.Concurrency#writeConflict}),
+     * One claim of a work queue at a time per instance: claims that wait run together as one when the claim before
+     * them ends. On databases whose reads take locks (Derby, HSQLDB's default) consumers that ack and claim at once
+     * otherwise wait for each other in cycles, and on SQLite every writer waits for one lock anyway. Where a second
+     * writer of a row fails at once instead of waiting ({@link PortableFeatures.Concurrency#writeConflict}),
      * producers and consumers of one hot row (a ring's head, a counter, a claim gate) take turns by retrying: many
      * more attempts ({@value #CONFLICT_ATTEMPTS}), each after a pause with jitter that doubles up to half a second.
      */
     @Override
-    public dev.rowqueue.RetryPolicy defaultRetryPolicy() {
-        dev.rowqueue.RetryPolicy d = dev.rowqueue.RetryPolicy.defaults();
-        return concurrency.writeConflict() == null ? d
-                : new dev.rowqueue.RetryPolicy(CONFLICT_ATTEMPTS, d.initialBackoff(), d.maxBackoff());
+    public DialectPolicy policy() {
+        return policy;
     }
 
     /** The probed forms: the time as a parameter (cast where the engine needs it), the row limit, the generated key. */
@@ -125,102 +189,13 @@ public final class PortableDialect extends Dialect {
     }
 
     @Override
-    protected ColumnTypes columnTypes() {
-        return types;
-    }
-
-    @Override
     protected KeyCodec keyCodec() {
         return keys;
     }
 
     @Override
-    protected boolean supportsIfNotExists() {
-        return features.ifNotExists();
-    }
-
-    /**
-     * Where ids come from a sequence ({@link PortableFeatures#sequence()}), a table with the id column is created
-     * after its sequence, named after the table ({@link WorkTables#sequence()}: the jobs table is named like its
-     * queue). A sequence that exists already (another node created it, or a dropped queue of the same name left it)
-     * counts as created.
-     */
-    @Override
-    protected List<String> tableDdl(Schema.Table t) {
-        List<String> ddl = super.tableDdl(t);
-        if (features.sequence() == null || !hasIdentity(t)) {
-            return ddl;
-        }
-        List<String> all = new java.util.ArrayList<>();
-        all.add(features.sequence().replace(PortableFeatures.SEQUENCE, sequenceOf(t)));
-        all.addAll(ddl);
-        return all;
-    }
-
-    @Override
-    protected String createTable(Schema.Table t) {
-        String create = super.createTable(t);
-        return features.sequence() == null ? create : create.replace(PortableFeatures.SEQUENCE, sequenceOf(t));
-    }
-
-    private static boolean hasIdentity(Schema.Table t) {
-        return t.columns().stream().anyMatch(c -> c.type() == Schema.Type.IDENTITY);
-    }
-
-    private static String sequenceOf(Schema.Table t) {
-        return WorkTables.of(t.name()).sequence();
-    }
-
-    /**
-     * Where a unique index would allow only one NULL ({@link PortableFeatures#uniqueIndexNulls()} false: Derby), a
-     * unique {@linkplain Schema.Index#keyed() keyed} index is a UNIQUE constraint instead, which SQL lets hold any
-     * number of NULLs, declared in the CREATE TABLE (a table being created is locked by its creator alone; an
-     * {@code ALTER TABLE} of a new table raced the other nodes' index creation on Derby).
-     */
-    @Override
-    protected boolean declaredInTable(Schema.Index i) {
-        return constraintInstead(i);
-    }
-
-    private boolean constraintInstead(Schema.Index i) {
-        return i.unique() && i.keyed() && !features.uniqueIndexNulls();
-    }
-
-    /**
-     * Without descending index columns, the claim index is ascending (claims then sort their candidates). A unique
-     * keyed index that is a constraint here ({@link #declaredInTable}) is added by {@code ALTER TABLE ... ADD
-     * CONSTRAINT} when an upgrade adds it to an existing table.
-     */
-    @Override
-    protected String createIndex(Schema.Table t, Schema.Index i) {
-        Schema.Index index = features.descendingIndexes() ? i : new Schema.Index(i.name(),
-                i.columns().stream().map(c -> c.replace(" DESC", "")).toList(), i.unique(), i.where(), i.keyed());
-        if (constraintInstead(index)) {
-            return "ALTER TABLE " + t.name() + " ADD CONSTRAINT " + index.name() + " UNIQUE ("
-                    + String.join(", ", index.columns()) + ")";
-        }
-        return super.createIndex(t, index);
-    }
-
-    /**
-     * Where {@code ADD COLUMN} takes no constraint ({@link PortableFeatures#addsConstrainedColumns()} false), the
-     * column is added with its default only: the default fills the existing rows, and rowqueue writes no NULL into it.
-     */
-    @Override
-    protected String addColumn(Schema.Table t, Schema.Column c) {
-        String add = super.addColumn(t, c);
-        return features.addsConstrainedColumns() || !add.endsWith(" NOT NULL") ? add
-                : add.substring(0, add.length() - " NOT NULL".length());
-    }
-
-    /**
-     * One claim of a work queue at a time per instance: claims that wait run together as one when the claim before
-     * them ends. On databases whose reads take locks (Derby, HSQLDB's default) consumers that ack and claim at once
-     * otherwise wait for each other in cycles, and on SQLite every writer waits for one lock anyway.
-     */
-    @Override
-    public int claimConcurrency() {
-        return 1;
+    public SchemaDdl ddl() {
+        return ddl;
     }
 
     /** Claims write before they read ({@link PortableWorkStore}). */
@@ -229,31 +204,37 @@ public final class PortableDialect extends Dialect {
         return new PortableWorkStore(this, tables);
     }
 
-    /** Nothing to run where the identity moves past explicitly inserted ids by itself. */
     @Override
-    public List<String> restartIdentity(WorkTables t, long nextId) {
-        if (features.sequence() != null) {
-            return List.of("ALTER SEQUENCE " + t.sequence() + " RESTART WITH " + nextId);
-        }
-        return features.identityFollows() ? List.of() : super.restartIdentity(t, nextId);
+    public SqlErrors sqlErrors() {
+        return errors;
     }
 
     /** The probed reports of duplicate keys, existing objects and missing tables, then the standard rules. */
-    @Override
-    protected SqlErrorKind classifyOne(SQLException e) {
-        if (features.duplicateKey() != null && features.duplicateKey().matches(e)) {
-            return SqlErrorKind.DUPLICATE_KEY;
+    private static final class Errors extends SqlErrors {
+        private final PortableFeatures features;
+        private final PortableFeatures.Concurrency concurrency;
+
+        Errors(PortableFeatures features, PortableFeatures.Concurrency concurrency) {
+            this.features = features;
+            this.concurrency = concurrency;
         }
-        if (features.alreadyExists() != null && features.alreadyExists().matches(e)) {
-            return SqlErrorKind.ALREADY_EXISTS;
+
+        @Override
+        protected SqlErrorKind classifyOne(SQLException e) {
+            if (features.duplicateKey() != null && features.duplicateKey().matches(e)) {
+                return SqlErrorKind.DUPLICATE_KEY;
+            }
+            if (features.alreadyExists() != null && features.alreadyExists().matches(e)) {
+                return SqlErrorKind.ALREADY_EXISTS;
+            }
+            if (features.undefinedTable() != null && features.undefinedTable().matches(e)) {
+                return SqlErrorKind.UNDEFINED_TABLE;
+            }
+            if (concurrency.writeConflict() != null && concurrency.writeConflict().matches(e)) {
+                return SqlErrorKind.ROLLED_BACK;
+            }
+            return super.classifyOne(e);
         }
-        if (features.undefinedTable() != null && features.undefinedTable().matches(e)) {
-            return SqlErrorKind.UNDEFINED_TABLE;
-        }
-        if (concurrency.writeConflict() != null && concurrency.writeConflict().matches(e)) {
-            return SqlErrorKind.ROLLED_BACK;
-        }
-        return super.classifyOne(e);
     }
 
     @Override

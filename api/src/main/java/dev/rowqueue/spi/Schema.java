@@ -6,15 +6,15 @@ import java.util.Objects;
 
 /**
  * rowqueue's tables, defined once: columns of logical {@link Type types}, primary keys, indexes and checks. A dialect
- * renders them as DDL through {@link Dialect#createTable} and {@link Dialect#createIndex}, with the SQL types of its
- * {@link ColumnTypes}; no dialect restates a column list. Column names are the same on every database, so data can
+ * renders them as DDL through its {@link dev.rowqueue.support.SchemaDdl} ({@link Dialect#ddl()}), with the SQL types
+ * of its {@link ColumnTypes}; no dialect restates a column list. Column names are the same on every database, so data can
  * move between them.
  */
 public final class Schema {
 
     /**
      * The schema version the catalog records for queues created now: 2 since keyed jobs ({@link #keyColumns()});
-     * work queues of version 1 are upgraded on first use ({@link Dialect#workUpgradeDdl}).
+     * work queues of version 1 are upgraded on first use ({@link dev.rowqueue.support.SchemaDdl#workUpgrade}).
      */
     public static final int VERSION = 2;
 
@@ -51,7 +51,7 @@ public final class Schema {
      * @param computed whether SQL computes its values ({@code x = x + ?}), so a database whose 64-bit type is wider
      *                 than Java's {@code long} must check the range
      * @param defaultValue an SQL literal for the column's default, or {@code null} for none: a column added to an
-     *                 existing table ({@link Dialect#workUpgradeDdl}) gets its value in existing rows from it, and
+     *                 existing table ({@link dev.rowqueue.support.SchemaDdl#workUpgrade}) gets its value in existing rows from it, and
      *                 writers that do not know the column (an older rowqueue on the same table) leave it to it
      */
     public record Column(String name, Type type, int length, boolean notNull, boolean computed, String defaultValue) {
@@ -103,7 +103,7 @@ public final class Schema {
      * @param unique  whether unique
      * @param where   a partial index's condition, or {@code null}
      * @param keyed   whether only rows whose first column is not NULL matter: a unique index then allows any number of
-     *                NULLs, and a dialect with partial indexes ({@link Dialect#partialIndexes()}) indexes only the
+     *                NULLs, and a dialect with partial indexes ({@link dev.rowqueue.support.DdlFeatures#partialIndexes()}) indexes only the
      *                other rows
      */
     public record Index(String name, List<String> columns, boolean unique, String where, boolean keyed) {
@@ -306,7 +306,7 @@ public final class Schema {
     }
 
     /**
-     * The jobs table of schema version 1, before keys: kept to describe what {@link Dialect#workUpgradeDdl} upgrades,
+     * The jobs table of schema version 1, before keys: kept to describe what {@link dev.rowqueue.support.SchemaDdl#workUpgrade} upgrades,
      * and for tests of that upgrade.
      *
      * @param t a work queue's tables

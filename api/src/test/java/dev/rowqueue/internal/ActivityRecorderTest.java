@@ -37,7 +37,7 @@ class ActivityRecorderTest {
         ds.setURL("jdbc:h2:mem:activity_" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
         executor = new PooledExecutor(ds, dialect, new RetryPolicy(1, Duration.ZERO, Duration.ZERO));
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-            for (String ddl : dialect.activityDdl()) {
+            for (String ddl : dialect.ddl().activity()) {
                 s.execute(ddl);
             }
         }

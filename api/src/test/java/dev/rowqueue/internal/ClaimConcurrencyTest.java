@@ -135,7 +135,7 @@ class ClaimConcurrencyTest {
 
     @Test
     void the_portable_dialect_runs_one_claim_of_a_queue_at_a_time() {
-        assertEquals(1, new PortableDialect(DatabaseProduct.assumed("AnyDB", 1, 0)).claimConcurrency());
+        assertEquals(1, new PortableDialect(DatabaseProduct.assumed("AnyDB", 1, 0)).policy().claimConcurrency());
     }
 
     @ParameterizedTest

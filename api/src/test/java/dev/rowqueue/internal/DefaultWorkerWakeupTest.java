@@ -28,7 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class DefaultWorkerWakeupTest {
 
-    private static final Duration POLL = Duration.ofSeconds(5);
+    /** Long enough that a machine under any load runs the jobs well within it, unless one waits for a poll. */
+    private static final Duration POLL = Duration.ofSeconds(60);
 
     /** H2 in memory; every {@code getConnection()} waits {@code delayMs} once {@code slow} is set. */
     private static final class SlowDataSource {
@@ -69,7 +70,7 @@ class DefaultWorkerWakeupTest {
      * so this can pass without the fix; on a busy 2-core machine it failed 3 runs of 4 before it (1 to 17 jobs ran).
      */
     @Test
-    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void no_op_jobs_on_one_thread_run_back_to_back_not_one_per_poll_interval() throws Exception {
         SlowDataSource ds = new SlowDataSource("worker_back_to_back", 0);
         int jobs = 200;
@@ -77,8 +78,8 @@ class DefaultWorkerWakeupTest {
             WorkQueue q = queueWith(rq, "back_to_back", jobs);
             CountDownLatch done = new CountDownLatch(jobs);
             try (Worker w = q.worker(job -> done.countDown(), WorkerOptions.threads(1)).start()) {
-                assertTrue(done.await(POLL.toMillis() - 500, TimeUnit.MILLISECONDS), jobs - done.getCount()
-                        + " of " + jobs + " no-op jobs ran in " + (POLL.toMillis() - 500) + " ms: the dispatcher"
+                assertTrue(done.await(POLL.toMillis() - 5_000, TimeUnit.MILLISECONDS), jobs - done.getCount()
+                        + " of " + jobs + " no-op jobs ran in " + (POLL.toMillis() - 5_000) + " ms: the dispatcher"
                         + " missed a finished handler's wake-up and waited for the poll interval");
             }
             assertEquals(0, q.stats().leased() + q.stats().ready(), "every job acked");
@@ -91,7 +92,7 @@ class DefaultWorkerWakeupTest {
      * freeing, signalled meanwhile, was lost, so each job waited for the poll interval.
      */
     @Test
-    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void a_finished_handler_frees_its_thread_as_its_ack_is_queued_even_with_a_slow_listener_and_database()
             throws Exception {
         SlowDataSource ds = new SlowDataSource("worker_slow_listener", 50);
@@ -112,7 +113,7 @@ class DefaultWorkerWakeupTest {
             };
             ds.slow = true;
             try (Worker w = q.worker(job -> { }, WorkerOptions.threads(1).withListener(slowListener)).start()) {
-                assertTrue(done.await(POLL.toMillis() - 500, TimeUnit.MILLISECONDS), jobs - done.getCount()
+                assertTrue(done.await(POLL.toMillis() - 5_000, TimeUnit.MILLISECONDS), jobs - done.getCount()
                         + " of " + jobs + " jobs ran within one poll interval");
             }
             ds.slow = false;

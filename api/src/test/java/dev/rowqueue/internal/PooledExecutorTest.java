@@ -173,8 +173,8 @@ class PooledExecutorTest {
             }
 
             @Override
-            public boolean readCommittedStatements() {
-                return true;
+            public dev.rowqueue.spi.DialectPolicy policy() {
+                return dev.rowqueue.spi.DialectPolicy.DEFAULTS.withReadCommittedStatements(true);
             }
         }, new RetryPolicy(3, Duration.ZERO, Duration.ZERO));
         SqlOp<Integer> first = SqlOp.statement(c -> 42);

@@ -2,11 +2,15 @@ package dev.rowqueue.internal;
 
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.SchemaException;
+import dev.rowqueue.spi.ColumnTypes;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.DialectProvider;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.WorkTables;
+import dev.rowqueue.support.DdlFeatures;
+import dev.rowqueue.support.SchemaDdl;
+import dev.rowqueue.support.SqlErrors;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -68,21 +72,31 @@ class SchemaCreationLogTest {
         }
 
         @Override
-        protected SqlErrorKind classifyOne(SQLException e) {
-            SqlErrorKind kind = super.classifyOne(e);
-            return kind == SqlErrorKind.ALREADY_EXISTS ? SqlErrorKind.OTHER : kind;
+        public SqlErrors sqlErrors() {
+            return new SqlErrors() {
+                @Override
+                protected SqlErrorKind classifyOne(SQLException e) {
+                    SqlErrorKind kind = super.classifyOne(e);
+                    return kind == SqlErrorKind.ALREADY_EXISTS ? SqlErrorKind.OTHER : kind;
+                }
+            };
         }
 
         @Override
-        public List<String> workDdl(WorkTables t) {
-            List<String> ddl = new ArrayList<>(super.workDdl(t));
-            if (brokenJobsTable) {
-                ddl.set(0, "CREATE TABLE " + t.jobs() + " (id NO_SUCH_TYPE)");
-            }
-            if (flakyStatement) {
-                ddl.add(1, "CALL ROWQUEUE_FLAKY_DDL()");
-            }
-            return ddl;
+        public SchemaDdl ddl() {
+            return new SchemaDdl(DdlFeatures.builder(ColumnTypes.STANDARD).build()) {
+                @Override
+                public List<String> work(WorkTables t) {
+                    List<String> ddl = new ArrayList<>(super.work(t));
+                    if (brokenJobsTable) {
+                        ddl.set(0, "CREATE TABLE " + t.jobs() + " (id NO_SUCH_TYPE)");
+                    }
+                    if (flakyStatement) {
+                        ddl.add(1, "CALL ROWQUEUE_FLAKY_DDL()");
+                    }
+                    return ddl;
+                }
+            };
         }
     }
 

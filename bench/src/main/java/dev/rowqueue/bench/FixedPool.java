@@ -1,6 +1,6 @@
 package dev.rowqueue.bench;
 
-import dev.rowqueue.tck.SimpleDataSource;
+import dev.rowqueue.testkit.SimpleDataSource;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;

@@ -296,7 +296,7 @@ final class Peer {
             batch.add(task.instance("h" + i));
         }
         client(ds, task).scheduleBatch(batch, Instant.now());
-        dev.rowqueue.tck.CountingDataSource counted = new dev.rowqueue.tck.CountingDataSource(ds);
+        dev.rowqueue.testkit.CountingDataSource counted = new dev.rowqueue.testkit.CountingDataSource(ds);
         Scheduler scheduler = scheduler(counted, task, threads).heartbeatInterval(interval)
                 .schedulerName(new SchedulerName.Fixed("bench-heartbeat")).build();
         counted.record();

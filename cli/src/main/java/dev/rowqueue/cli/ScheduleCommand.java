@@ -129,46 +129,57 @@ final class ScheduleCommand extends GroupCommand {
         }
     }
 
-    /** {@code schedule pause}. */
-    @Command(name = "pause", mixinStandardHelpOptions = true, description = "Pauses a schedule.")
-    static final class Pause extends OnSchedules {
+    /** A command on one schedule, named by the first parameter. */
+    abstract static class OnOneSchedule extends OnSchedules {
         @Parameters(index = "0", paramLabel = "NAME", description = "the schedule")
         String name;
+    }
+
+    /** A change of one schedule that reports whether the schedule existed: pause, resume, delete. */
+    abstract static class Change extends OnOneSchedule {
+        private final String done;
+        private final java.util.function.BiPredicate<Schedules, String> change;
+
+        /**
+         * @param done   the past participle printed after the change, such as "paused"
+         * @param change the change; false if there was no schedule of that name
+         */
+        Change(String done, java.util.function.BiPredicate<Schedules, String> change) {
+            this.done = done;
+            this.change = change;
+        }
 
         @Override
-        int run(Schedules schedules) {
-            if (!schedules.pause(name)) {
+        final int run(Schedules schedules) {
+            if (!change.test(schedules, name)) {
                 throw unknown(name);
             }
-            terminal().println("paused schedule " + name);
+            terminal().println(done + " schedule " + name);
             return ExitCode.OK;
+        }
+    }
+
+    /** {@code schedule pause}. */
+    @Command(name = "pause", mixinStandardHelpOptions = true, description = "Pauses a schedule.")
+    static final class Pause extends Change {
+        Pause() {
+            super("paused", Schedules::pause);
         }
     }
 
     /** {@code schedule resume}. */
     @Command(name = "resume", mixinStandardHelpOptions = true,
             description = "Resumes a schedule; the slots that went by are missed slots (its policy applies).")
-    static final class Resume extends OnSchedules {
-        @Parameters(index = "0", paramLabel = "NAME", description = "the schedule")
-        String name;
-
-        @Override
-        int run(Schedules schedules) {
-            if (!schedules.resume(name)) {
-                throw unknown(name);
-            }
-            terminal().println("resumed schedule " + name);
-            return ExitCode.OK;
+    static final class Resume extends Change {
+        Resume() {
+            super("resumed", Schedules::resume);
         }
     }
 
     /** {@code schedule trigger}. */
     @Command(name = "trigger", mixinStandardHelpOptions = true,
             description = "Enqueues the schedule's job now, without moving its slots.")
-    static final class Trigger extends OnSchedules {
-        @Parameters(index = "0", paramLabel = "NAME", description = "the schedule")
-        String name;
-
+    static final class Trigger extends OnOneSchedule {
         @Override
         int run(Schedules schedules) {
             long id = schedules.triggerNow(name);
@@ -180,26 +191,15 @@ final class ScheduleCommand extends GroupCommand {
     /** {@code schedule delete}. */
     @Command(name = "delete", mixinStandardHelpOptions = true,
             description = "Deletes a schedule; the jobs it enqueued stay.")
-    static final class Delete extends OnSchedules {
-        @Parameters(index = "0", paramLabel = "NAME", description = "the schedule")
-        String name;
-
-        @Override
-        int run(Schedules schedules) {
-            if (!schedules.delete(name)) {
-                throw unknown(name);
-            }
-            terminal().println("deleted schedule " + name);
-            return ExitCode.OK;
+    static final class Delete extends Change {
+        Delete() {
+            super("deleted", Schedules::delete);
         }
     }
 
     /** {@code schedule next}. */
     @Command(name = "next", mixinStandardHelpOptions = true, description = "Prints a schedule's next slots.")
-    static final class Next extends OnSchedules {
-        @Parameters(index = "0", paramLabel = "NAME", description = "the schedule")
-        String name;
-
+    static final class Next extends OnOneSchedule {
         @Option(names = {"-n", "--count"}, paramLabel = "N", defaultValue = "5",
                 description = "how many (default: ${DEFAULT-VALUE}, at most 1000)")
         int count;

@@ -4,7 +4,7 @@ import dev.rowqueue.Job;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkQueueOptions;
-import dev.rowqueue.tck.TckTargets;
+import dev.rowqueue.testkit.DriverManagerDataSource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,7 +40,7 @@ class ConsoleCommandTest {
     @BeforeEach
     void database() {
         url = "jdbc:h2:file:" + dir.resolve("app").toAbsolutePath();
-        try (RowQueues rq = RowQueues.builder(new TckTargets.DriverManagerDataSource(url, null, null)).build()) {
+        try (RowQueues rq = RowQueues.builder(new DriverManagerDataSource(url, null, null)).build()) {
             WorkQueue mail = rq.workQueue("mail", WorkQueueOptions.defaults().maxAttempts(1));
             deadId = mail.enqueue("hello");
             Job job = mail.claim(1).get(0);
@@ -117,7 +117,7 @@ class ConsoleCommandTest {
         assertTrue(last.out().matches("(?s).*  http://127\\.0\\.0\\.1:\\d+/\\R.*"), last.out());
         assertTrue(last.out().contains("  token: from ROWQUEUE_CONSOLE_TOKEN (token sha256:"), last.out());
         assertFalse(last.out().contains(TOKEN), "a token of the user's is not printed");
-        try (RowQueues rq = RowQueues.builder(new TckTargets.DriverManagerDataSource(url, null, null)).build()) {
+        try (RowQueues rq = RowQueues.builder(new DriverManagerDataSource(url, null, null)).build()) {
             assertEquals(List.of(deadId), rq.workQueue("mail").deadLetters(10).stream().map(Job::id).toList(),
                     "the forged revive changed nothing");
         }

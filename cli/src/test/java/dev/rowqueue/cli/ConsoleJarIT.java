@@ -4,7 +4,7 @@ import dev.rowqueue.Job;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkQueueOptions;
-import dev.rowqueue.tck.TckTargets;
+import dev.rowqueue.testkit.DriverManagerDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,7 +34,7 @@ class ConsoleJarIT {
     void the_jar_serves_the_console_and_logs_changes(@TempDir Path dir) throws Exception {
         String url = "jdbc:h2:file:" + dir.resolve("app").toAbsolutePath();
         long id;
-        try (RowQueues rq = RowQueues.builder(new TckTargets.DriverManagerDataSource(url, null, null)).build()) {
+        try (RowQueues rq = RowQueues.builder(new DriverManagerDataSource(url, null, null)).build()) {
             WorkQueue mail = rq.workQueue("mail", WorkQueueOptions.defaults().maxAttempts(1));
             id = mail.enqueue("hello");
             Job job = mail.claim(1).get(0);
@@ -79,7 +79,7 @@ class ConsoleJarIT {
         assertTrue(log.contains("INFO dev.rowqueue.console.audit - rowqueue console: revived dead job " + id
                 + " of work queue mail; by token sha256:"), log);
         assertTrue(!log.contains(TOKEN), log);
-        try (RowQueues rq = RowQueues.builder(new TckTargets.DriverManagerDataSource(url, null, null)).build()) {
+        try (RowQueues rq = RowQueues.builder(new DriverManagerDataSource(url, null, null)).build()) {
             assertEquals(List.of(), rq.workQueue("mail").deadLetters(10));
         }
     }

@@ -1,7 +1,7 @@
 package dev.rowqueue.cli;
 
 import dev.rowqueue.RowQueues;
-import dev.rowqueue.tck.TckTargets;
+import dev.rowqueue.testkit.DriverManagerDataSource;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -138,7 +138,7 @@ class DocsOnServersTest {
         try {
             String from = POSTGRES + db;
             String to = MARIADB + db;
-            try (RowQueues rq = RowQueues.builder(new TckTargets.DriverManagerDataSource(from, "rq", null)).build()) {
+            try (RowQueues rq = RowQueues.builder(new DriverManagerDataSource(from, "rq", null)).build()) {
                 rq.ring("recent_views", 3).pushAll("article-42", List.of("alice", "bob", "carol", "dave"));
                 rq.workQueue("outgoing_mail").enqueueAll(List.of("hello", "password reset"),
                         dev.rowqueue.Enqueue.defaults());
@@ -149,7 +149,7 @@ class DocsOnServersTest {
             Cli.Result r = Cli.run(CliEnv.of(Map.of(), false, null), args.toArray(String[]::new));
             assertEquals(0, r.code(), r::toString);
             assertTrue(r.out().contains("VERIFIED: 3 queues"), r.out());
-            try (RowQueues rq = RowQueues.builder(new TckTargets.DriverManagerDataSource(to, "rq", null)).build()) {
+            try (RowQueues rq = RowQueues.builder(new DriverManagerDataSource(to, "rq", null)).build()) {
                 assertEquals(2, rq.workQueue("outgoing_mail").stats().ready());
                 assertEquals(12, rq.counters("booksales").get("Bulldozer"));
                 assertEquals(3, rq.ring("recent_views", 3).size("article-42"));

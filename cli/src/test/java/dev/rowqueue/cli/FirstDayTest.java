@@ -5,7 +5,7 @@ import dev.rowqueue.Enqueue;
 import dev.rowqueue.RingEntry;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.WorkQueue;
-import dev.rowqueue.tck.TckTargets;
+import dev.rowqueue.testkit.DriverManagerDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -53,7 +53,7 @@ class FirstDayTest {
     void item1_migrate_user_applies_to_both_sides() throws Exception {
         String from = database("rq", "pw");
         String to = database("rq", "pw");
-        try (RowQueues rq = RowQueues.builder(new TckTargets.DriverManagerDataSource(from, "rq", "pw")).build()) {
+        try (RowQueues rq = RowQueues.builder(new DriverManagerDataSource(from, "rq", "pw")).build()) {
             rq.workQueue("mail").enqueue("hello");
         }
         Cli.Result r = Cli.run(CliEnv.of(Map.of("ROWQUEUE_PASSWORD", "pw"), false, null),
@@ -170,7 +170,7 @@ class FirstDayTest {
         assertEquals(0, ringFile.code(), ringFile::toString);
         Cli.Result both = Cli.run("ring", "push", "recent", "g", "a", "--file", file.toString(), "--url", url);
         assertEquals(ExitCode.USAGE, both.code(), both::toString);
-        try (RowQueues rq = RowQueues.builder(new TckTargets.DriverManagerDataSource(url, null, null)).build()) {
+        try (RowQueues rq = RowQueues.builder(new DriverManagerDataSource(url, null, null)).build()) {
             WorkQueue mail = rq.workQueue("mail");
             List<String> payloads = mail.claim(10).stream().map(dev.rowqueue.Job::payload).toList();
             assertEquals(List.of(big, "{\"file\": true}"), payloads);
@@ -191,7 +191,7 @@ class FirstDayTest {
         assertTrue(second.out().startsWith("held: job 1 "), second.out());
         Cli.Result other = Cli.run("work", "enqueue", "mail", "c", "--unique-key", "k2", "--url", url);
         assertTrue(other.out().startsWith("enqueued job 2 "), other.out());
-        try (RowQueues rq = RowQueues.builder(new TckTargets.DriverManagerDataSource(url, null, null)).build()) {
+        try (RowQueues rq = RowQueues.builder(new DriverManagerDataSource(url, null, null)).build()) {
             assertEquals(2, rq.workQueue("mail").stats().total());
         }
     }
@@ -210,7 +210,7 @@ class FirstDayTest {
         Cli.Result limit = Cli.run("work", "stats", "mail", "--limit", "5", "--url", url);
         assertEquals(ExitCode.USAGE, limit.code(), limit::toString);
         assertTrue(limit.err().contains("--by-key"), limit.err());
-        try (RowQueues rq = RowQueues.builder(new TckTargets.DriverManagerDataSource(url, null, null)).build()) {
+        try (RowQueues rq = RowQueues.builder(new DriverManagerDataSource(url, null, null)).build()) {
             Counters c = rq.counters("sales");
             c.set("k", Long.MAX_VALUE);
         }

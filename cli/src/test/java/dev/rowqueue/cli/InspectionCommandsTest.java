@@ -9,7 +9,7 @@ import dev.rowqueue.RingQueue;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkQueueOptions;
-import dev.rowqueue.tck.TckTargets;
+import dev.rowqueue.testkit.DriverManagerDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,13 +29,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class InspectionCommandsTest {
 
     private String url;
-    private TckTargets.DriverManagerDataSource ds;
+    private DriverManagerDataSource ds;
     private RowQueues rq;
 
     @BeforeEach
     void database() {
         url = "jdbc:h2:mem:inspect_" + UUID.randomUUID().toString().replace("-", "") + ";DB_CLOSE_DELAY=-1";
-        ds = new TckTargets.DriverManagerDataSource(url, null, null);
+        ds = new DriverManagerDataSource(url, null, null);
         rq = RowQueues.builder(ds).build();
     }
 
@@ -226,7 +226,7 @@ class InspectionCommandsTest {
     void the_password_comes_from_the_environment_or_a_prompt_never_from_an_option() throws Exception {
         String secured = "jdbc:h2:mem:secured_" + UUID.randomUUID().toString().replace("-", "") + ";DB_CLOSE_DELAY=-1";
         try (Connection c = java.sql.DriverManager.getConnection(secured, "admin", "s3cret")) {
-            RowQueues.builder(new TckTargets.DriverManagerDataSource(secured, "admin", "s3cret")).build()
+            RowQueues.builder(new DriverManagerDataSource(secured, "admin", "s3cret")).build()
                     .counters("votes").increment("yes");
 
             Cli.Result fromEnv = Cli.run(CliEnv.of(Map.of("ROWQUEUE_PASSWORD", "s3cret"), false, null), "counter",

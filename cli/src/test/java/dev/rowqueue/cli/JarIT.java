@@ -2,7 +2,7 @@ package dev.rowqueue.cli;
 
 import dev.rowqueue.RingEntry;
 import dev.rowqueue.RowQueues;
-import dev.rowqueue.tck.TckTargets;
+import dev.rowqueue.testkit.DriverManagerDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -109,7 +109,7 @@ class JarIT {
     void migrate_and_inspect_h2_files_from_the_jar(@TempDir Path dir) throws Exception {
         String source = "jdbc:h2:file:" + dir.resolve("source").toAbsolutePath();
         String target = "jdbc:h2:file:" + dir.resolve("target").toAbsolutePath();
-        try (RowQueues rq = RowQueues.builder(new TckTargets.DriverManagerDataSource(source, "sa", "")).build()) {
+        try (RowQueues rq = RowQueues.builder(new DriverManagerDataSource(source, "sa", "")).build()) {
             rq.ring("fruit", 5).pushAll("basket", List.of("apples", "oranges", "peaches", "cherries", "pears",
                     "bananas"));
             rq.workQueue("mail").enqueueAll(List.of("a", "b", "c"), dev.rowqueue.Enqueue.defaults());
@@ -127,7 +127,7 @@ class JarIT {
         assertTrue(list.out().contains("|   6 | "), list.out());
         assertFalse(list.out().contains("apples"), list.out());
 
-        try (RowQueues rq = RowQueues.builder(new TckTargets.DriverManagerDataSource(target, "sa", "")).build()) {
+        try (RowQueues rq = RowQueues.builder(new DriverManagerDataSource(target, "sa", "")).build()) {
             assertEquals(List.of("oranges", "peaches", "cherries", "pears", "bananas"),
                     rq.ring("fruit", 5).oldestFirst("basket").stream().map(RingEntry::payload).toList());
             assertEquals(7, rq.ring("fruit", 5).push("basket", "kiwi"));

@@ -1,6 +1,6 @@
 package dev.rowqueue.cli;
 
-import dev.rowqueue.tck.TckTargets;
+import dev.rowqueue.testkit.DriverManagerDataSource;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -141,7 +141,7 @@ class MigrateMatrixTest {
     }
 
     private static long countRows(Endpoint endpoint, String table) throws SQLException {
-        try (Connection c = new TckTargets.DriverManagerDataSource(endpoint.url(), endpoint.user(),
+        try (Connection c = new DriverManagerDataSource(endpoint.url(), endpoint.user(),
                 endpoint.password()).getConnection(); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + table)) {
             rs.next();

@@ -166,7 +166,7 @@ class MigrationKeysTest {
         from.rq().counters("sales"); // the catalog exists
         dev.rowqueue.spi.WorkTables t = dev.rowqueue.spi.WorkTables.of("legacy");
         try (Connection c = from.dataSource().getConnection(); Statement s = c.createStatement()) {
-            for (String ddl : from.dialect().workDdl(t, 1)) {
+            for (String ddl : from.dialect().ddl().work(t, 1)) {
                 s.execute(ddl);
             }
             s.execute("INSERT INTO rowqueue_catalog (queue_name, kind, capacity, strategy, schema_version, created_ms)"

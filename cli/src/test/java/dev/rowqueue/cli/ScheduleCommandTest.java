@@ -3,7 +3,7 @@ package dev.rowqueue.cli;
 import dev.rowqueue.MissedSlots;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.ScheduleInfo;
-import dev.rowqueue.tck.TckTargets;
+import dev.rowqueue.testkit.DriverManagerDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -20,13 +20,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ScheduleCommandTest {
 
     private String url;
-    private TckTargets.DriverManagerDataSource ds;
+    private DriverManagerDataSource ds;
     private RowQueues rq;
 
     @BeforeEach
     void database() {
         url = "jdbc:h2:mem:schedule_" + UUID.randomUUID().toString().replace("-", "") + ";DB_CLOSE_DELAY=-1";
-        ds = new TckTargets.DriverManagerDataSource(url, null, null);
+        ds = new DriverManagerDataSource(url, null, null);
         rq = RowQueues.builder(ds).scheduler(false).build();
         rq.workQueue("reports").create();
     }

@@ -3,8 +3,8 @@ package dev.rowqueue.console;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.ScheduleOptions;
 import dev.rowqueue.WorkQueueOptions;
-import dev.rowqueue.tck.CountingDataSource;
-import dev.rowqueue.tck.TckTargets;
+import dev.rowqueue.testkit.CountingDataSource;
+import dev.rowqueue.testkit.DriverManagerDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,7 +34,7 @@ class ConsoleCostTest {
     @BeforeEach
     void database() {
         String url = "jdbc:h2:mem:cost_" + UUID.randomUUID().toString().replace("-", "") + ";DB_CLOSE_DELAY=-1";
-        counting = new CountingDataSource(new TckTargets.DriverManagerDataSource(url, "sa", ""));
+        counting = new CountingDataSource(new DriverManagerDataSource(url, "sa", ""));
         // activity is read, not recorded here: a minute's write of this instance would land in the counts
         rq = RowQueues.builder(counting).recordActivity(false).build();
         ConsoleFixture.dead(rq.workQueue("mail", WorkQueueOptions.defaults().maxAttempts(1)), "x", "boom");

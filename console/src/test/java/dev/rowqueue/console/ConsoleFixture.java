@@ -5,7 +5,7 @@ import dev.rowqueue.Job;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkQueueOptions;
-import dev.rowqueue.tck.TckTargets;
+import dev.rowqueue.testkit.DriverManagerDataSource;
 
 import javax.sql.DataSource;
 import java.net.InetSocketAddress;
@@ -37,7 +37,7 @@ final class ConsoleFixture implements AutoCloseable {
 
     ConsoleFixture(UnaryOperator<Console.Builder> configure) {
         url = "jdbc:h2:mem:console_" + UUID.randomUUID().toString().replace("-", "") + ";DB_CLOSE_DELAY=-1";
-        dataSource = new TckTargets.DriverManagerDataSource(url, "sa", "");
+        dataSource = new DriverManagerDataSource(url, "sa", "");
         rq = RowQueues.builder(dataSource).build();
         mail = rq.workQueue("mail", WorkQueueOptions.defaults().maxAttempts(1));
         dead = List.of(

@@ -6,7 +6,7 @@ import dev.rowqueue.Schedule;
 import dev.rowqueue.ScheduleInfo;
 import dev.rowqueue.ScheduleOptions;
 import dev.rowqueue.Schedules;
-import dev.rowqueue.tck.TckTargets;
+import dev.rowqueue.testkit.DriverManagerDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -234,7 +234,7 @@ class ConsoleSchedulesTest {
     @Test
     void a_database_without_schedule_tables_shows_none_and_the_console_creates_nothing() throws Exception {
         String url = "jdbc:h2:mem:empty_" + UUID.randomUUID().toString().replace("-", "") + ";DB_CLOSE_DELAY=-1";
-        DataSource ds = new TckTargets.DriverManagerDataSource(url, "sa", "");
+        DataSource ds = new DriverManagerDataSource(url, "sa", "");
         // the defaults: tables created on first use, the scheduler on once schedules() is called
         try (RowQueues rq = RowQueues.builder(ds).build()) {
             Console console = Console.builder(rq).token(ConsoleFixture.TOKEN).build();

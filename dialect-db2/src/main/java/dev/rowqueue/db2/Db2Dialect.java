@@ -8,6 +8,7 @@ import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.KeyCodec;
 import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.DialectPolicy;
 import dev.rowqueue.spi.MergeSingleWriterRingStore;
 import dev.rowqueue.spi.RingStore;
 import dev.rowqueue.spi.RingTables;
@@ -17,6 +18,9 @@ import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.StandardRingStore;
 import dev.rowqueue.spi.WorkStore;
 import dev.rowqueue.spi.WorkTables;
+import dev.rowqueue.support.DdlFeatures;
+import dev.rowqueue.support.SchemaDdl;
+import dev.rowqueue.support.SqlErrors;
 
 import dev.rowqueue.support.RingStatements;
 import dev.rowqueue.support.SqlForms;
@@ -54,10 +58,13 @@ public class Db2Dialect extends Dialect {
     public static final String NAME = "db2";
     /** Payload length in characters: at most 3 UTF-8 bytes per Java {@code char}, 30,000 bytes. */
     static final int MAX_PAYLOAD = 10_000;
-    private static final ColumnTypes TYPES = ColumnTypes.STANDARD
-            .with(Schema.Type.KEY, Db2Keys.COLUMN_TYPE)
-            .with(Schema.Type.PAYLOAD, "VARCHAR(" + 3 * MAX_PAYLOAD + " OCTETS)")
-            .with(Schema.Type.ERROR_TEXT, "VARCHAR(" + 3 * ERROR_LENGTH + " OCTETS)");
+    private static final DialectPolicy POLICY = DialectPolicy.DEFAULTS.withMaxPayloadLength(MAX_PAYLOAD);
+    private static final SchemaDdl DDL = new SchemaDdl(DdlFeatures.builder(ColumnTypes.STANDARD
+                    .with(Schema.Type.KEY, Db2Keys.COLUMN_TYPE)
+                    .with(Schema.Type.PAYLOAD, "VARCHAR(" + 3 * MAX_PAYLOAD + " OCTETS)")
+                    .with(Schema.Type.ERROR_TEXT, "VARCHAR(" + 3 * ERROR_LENGTH + " OCTETS)"))
+            .payloadLength(MAX_PAYLOAD).keyedIndexSuffix(" EXCLUDE NULL KEYS").build());
+    private static final SqlErrors ERRORS = new Errors();
 
     /**
      * @param product a Db2 LUW database, 11.1 or later
@@ -78,8 +85,8 @@ public class Db2Dialect extends Dialect {
     }
 
     @Override
-    public int maxPayloadLength() {
-        return MAX_PAYLOAD;
+    public DialectPolicy policy() {
+        return POLICY;
     }
 
     // ---------------------------------------------------------------- time
@@ -102,21 +109,13 @@ public class Db2Dialect extends Dialect {
 
     /**
      * Keys as bytes ({@link Db2Keys#COLUMN_TYPE}); payloads and error texts in explicit OCTETS, so a database whose
-     * default string unit is CODEUNITS32 does not change the limit.
+     * default string unit is CODEUNITS32 does not change the limit. A {@linkplain Schema.Index#keyed() keyed} index
+     * says {@code EXCLUDE NULL KEYS} (Db2 10.5 and later): Db2's unique indexes otherwise treat NULLs as equal, which
+     * would allow one job without a unique key, and rows whose index columns are all NULL stay out of the index.
      */
     @Override
-    protected ColumnTypes columnTypes() {
-        return TYPES;
-    }
-
-    /**
-     * A {@linkplain Schema.Index#keyed() keyed} index says {@code EXCLUDE NULL KEYS} (Db2 10.5 and later): Db2's
-     * unique indexes otherwise treat NULLs as equal, which would allow one job without a unique key, and rows whose
-     * index columns are all NULL stay out of the index.
-     */
-    @Override
-    protected String createIndex(Schema.Table t, Schema.Index i) {
-        return super.createIndex(t, i) + (i.keyed() ? " EXCLUDE NULL KEYS" : "");
+    public SchemaDdl ddl() {
+        return DDL;
     }
 
     // ---------------------------------------------------------------- binding
@@ -184,6 +183,11 @@ public class Db2Dialect extends Dialect {
 
     // ---------------------------------------------------------------- errors
 
+    @Override
+    public SqlErrors sqlErrors() {
+        return ERRORS;
+    }
+
     /**
      * Db2's SQLCODEs ({@link SQLException#getErrorCode()} with the JCC driver).
      * <ul>
@@ -196,43 +200,45 @@ public class Db2Dialect extends Dialect {
      *   <li>-4499 and -30081 (communication errors): connection.</li>
      * </ul>
      */
-    @Override
-    protected SqlErrorKind classifyOne(SQLException e) {
-        switch (e.getErrorCode()) {
-            case -911:
-                return SqlErrorKind.ROLLED_BACK;
-            case -913:
-                return SqlErrorKind.LOCK_TIMEOUT;
-            case -803:
-                return SqlErrorKind.DUPLICATE_KEY;
-            case -601:
-                return SqlErrorKind.ALREADY_EXISTS;
-            case -204:
-                return SqlErrorKind.UNDEFINED_TABLE;
-            case -802:
-            case -413:
-                return SqlErrorKind.NUMERIC_OVERFLOW;
-            case -4499:
-            case -30081:
-                return SqlErrorKind.CONNECTION;
-            default:
-                return super.classifyOne(e);
-        }
-    }
-
-    /**
-     * JCC reports a refused connection and a socket broken mid-statement alike (SQLCODE -4499, SQLSTATE 08001), so
-     * the SQLState alone does not prove the work never reached the server. Only a connection that could not be
-     * opened (a {@link ConnectException} or {@link UnknownHostException} cause) or was already closed (08003)
-     * counts as "before sending".
-     */
-    @Override
-    public boolean failedBeforeSending(SQLException e) {
-        for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
-            if (t instanceof ConnectException || t instanceof UnknownHostException) {
-                return true;
+    private static final class Errors extends SqlErrors {
+        @Override
+        protected SqlErrorKind classifyOne(SQLException e) {
+            switch (e.getErrorCode()) {
+                case -911:
+                    return SqlErrorKind.ROLLED_BACK;
+                case -913:
+                    return SqlErrorKind.LOCK_TIMEOUT;
+                case -803:
+                    return SqlErrorKind.DUPLICATE_KEY;
+                case -601:
+                    return SqlErrorKind.ALREADY_EXISTS;
+                case -204:
+                    return SqlErrorKind.UNDEFINED_TABLE;
+                case -802:
+                case -413:
+                    return SqlErrorKind.NUMERIC_OVERFLOW;
+                case -4499:
+                case -30081:
+                    return SqlErrorKind.CONNECTION;
+                default:
+                    return super.classifyOne(e);
             }
         }
-        return "08003".equals(e.getSQLState());
+
+        /**
+         * JCC reports a refused connection and a socket broken mid-statement alike (SQLCODE -4499, SQLSTATE 08001), so
+         * the SQLState alone does not prove the work never reached the server. Only a connection that could not be
+         * opened (a {@link ConnectException} or {@link UnknownHostException} cause) or was already closed (08003)
+         * counts as "before sending".
+         */
+        @Override
+        public boolean failedBeforeSending(SQLException e) {
+            for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+                if (t instanceof ConnectException || t instanceof UnknownHostException) {
+                    return true;
+                }
+            }
+            return "08003".equals(e.getSQLState());
+        }
     }
 }

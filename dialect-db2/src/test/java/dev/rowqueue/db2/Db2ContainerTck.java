@@ -4,6 +4,7 @@ import dev.rowqueue.tck.ContainerImages;
 import dev.rowqueue.tck.RowQueueTck;
 import dev.rowqueue.tck.TckTarget;
 import dev.rowqueue.tck.TckTargets;
+import dev.rowqueue.testkit.DriverManagerDataSource;
 import org.testcontainers.db2.Db2Container;
 
 /**
@@ -24,7 +25,7 @@ abstract class Db2ContainerTck extends RowQueueTck {
         Db2Container db2 = new Db2Container(ContainerImages.require(image())).acceptLicense();
         db2.start();
         return TckTargets.of("Db2 Community Edition (Testcontainers, " + image() + ")",
-                new TckTargets.DriverManagerDataSource(db2.getJdbcUrl(), db2.getUsername(), db2.getPassword()),
+                new DriverManagerDataSource(db2.getJdbcUrl(), db2.getUsername(), db2.getPassword()),
                 db2::stop);
     }
 }

@@ -128,20 +128,20 @@ class Db2DialectTest {
     @Test
     void ddl_pins_every_kind_and_strategy() {
         for (Db2Dialect d : List.of(dialect(11, 5), dialect(12, 1))) {
-            assertEquals(List.of(CATALOG), d.catalogDdl());
+            assertEquals(List.of(CATALOG), d.ddl().catalog());
             for (RingStrategy s : List.of(RingStrategy.SAFE, RingStrategy.SINGLE_WRITER)) {
-                assertEquals(RING, d.ringDdl(RingTables.of("views"), RingOptions.capacity(10).strategy(s)));
+                assertEquals(RING, d.ddl().ring(RingTables.of("views"), RingOptions.capacity(10).strategy(s)));
             }
-            assertEquals(WORK, d.workDdl(WorkTables.of("mail")));
+            assertEquals(WORK, d.ddl().work(WorkTables.of("mail")));
             assertEquals(List.of("ALTER TABLE mail ADD COLUMN job_key VARCHAR(601) FOR BIT DATA",
                     "ALTER TABLE mail ADD COLUMN unique_key VARCHAR(601) FOR BIT DATA",
                     "ALTER TABLE mail ADD COLUMN key_seq BIGINT DEFAULT 0 NOT NULL",
-                    WORK.get(2), WORK.get(3), WORK.get(4), WORK.get(5)), d.workUpgradeDdl(WorkTables.of("mail")),
+                    WORK.get(2), WORK.get(3), WORK.get(4), WORK.get(5)), d.ddl().workUpgrade(WorkTables.of("mail")),
                     "the upgrade from schema version 1");
-            assertEquals(COUNTERS, d.counterDdl(CounterTable.of("sales")));
-            assertEquals("DROP TABLE views", d.dropTable("views"));
+            assertEquals(COUNTERS, d.ddl().counters(CounterTable.of("sales")));
+            assertEquals("DROP TABLE views", d.ddl().dropTable("views"));
             assertEquals(List.of("ALTER TABLE mail ALTER COLUMN id RESTART WITH 1001"),
-                    d.restartIdentity(WorkTables.of("mail"), 1001));
+                    d.ddl().restartIdentity(WorkTables.of("mail"), 1001));
         }
     }
 
@@ -149,10 +149,10 @@ class Db2DialectTest {
     void identifiers_are_plain_unquoted_names_that_db2_folds_to_upper_case_alike() {
         String name = "q".repeat(RowQueues.MAX_NAME_LENGTH);
         Db2Dialect d = dialect(11, 5);
-        List<String> ddl = new ArrayList<>(d.catalogDdl());
-        ddl.addAll(d.ringDdl(RingTables.of(name), RingOptions.capacity(3)));
-        ddl.addAll(d.workDdl(WorkTables.of(name)));
-        ddl.addAll(d.counterDdl(CounterTable.of(name)));
+        List<String> ddl = new ArrayList<>(d.ddl().catalog());
+        ddl.addAll(d.ddl().ring(RingTables.of(name), RingOptions.capacity(3)));
+        ddl.addAll(d.ddl().work(WorkTables.of(name)));
+        ddl.addAll(d.ddl().counters(CounterTable.of(name)));
         for (String statement : ddl) {
             assertFalse(statement.contains("\""), statement);
         }

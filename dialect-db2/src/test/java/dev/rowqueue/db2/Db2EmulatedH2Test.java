@@ -70,20 +70,20 @@ class Db2EmulatedH2Test {
     @Test
     @DisplayName("emulated (H2 MODE=DB2): the DDL of every kind and strategy executes")
     void emulated_ddl_of_every_kind_and_strategy_executes() throws SQLException {
-        List<String> ddl = new ArrayList<>(dialect.catalogDdl());
-        ddl.addAll(dialect.ringDdl(RingTables.of("views"), RingOptions.capacity(5)));
-        ddl.addAll(dialect.ringDdl(RingTables.of("fruit"), RingOptions.capacity(5).strategy(RingStrategy.SINGLE_WRITER)));
-        ddl.addAll(dialect.workDdl(WorkTables.of("mail")));
-        ddl.addAll(dialect.counterDdl(CounterTable.of("sales")));
+        List<String> ddl = new ArrayList<>(dialect.ddl().catalog());
+        ddl.addAll(dialect.ddl().ring(RingTables.of("views"), RingOptions.capacity(5)));
+        ddl.addAll(dialect.ddl().ring(RingTables.of("fruit"), RingOptions.capacity(5).strategy(RingStrategy.SINGLE_WRITER)));
+        ddl.addAll(dialect.ddl().work(WorkTables.of("mail")));
+        ddl.addAll(dialect.ddl().counters(CounterTable.of("sales")));
         execute(ddl);
-        execute(dialect.restartIdentity(WorkTables.of("mail"), 1001));
-        execute(List.of(dialect.dropTable("views")));
+        execute(dialect.ddl().restartIdentity(WorkTables.of("mail"), 1001));
+        execute(List.of(dialect.ddl().dropTable("views")));
     }
 
     @Test
     @DisplayName("emulated (H2 MODE=DB2): counters through FINAL TABLE (UPDATE | INSERT) and MERGE, keys as bytes")
     void emulated_counters_through_final_table_and_merge() throws SQLException {
-        execute(dialect.counterDdl(CounterTable.of("sales")));
+        execute(dialect.ddl().counters(CounterTable.of("sales")));
         CounterStore store = dialect.counterStore(CounterTable.of("sales"));
         assertEquals(OptionalLong.of(5), store.add("k", 5).run(c), "created through FINAL TABLE (INSERT)");
         assertEquals(OptionalLong.of(12), store.add("k", 7).run(c), "incremented through FINAL TABLE (UPDATE)");
@@ -107,7 +107,7 @@ class Db2EmulatedH2Test {
     @Test
     @DisplayName("emulated (H2 MODE=DB2): the ring head is bumped through FINAL TABLE (UPDATE), created when missing")
     void emulated_head_bump() throws SQLException {
-        execute(dialect.ringDdl(RingTables.of("views"), RingOptions.capacity(3)));
+        execute(dialect.ddl().ring(RingTables.of("views"), RingOptions.capacity(3)));
         Db2Dialect clocked = new Db2Dialect(dialect.product()) { // H2 has no DAYS(): time as a bound parameter
             @Override
             public SqlForms sqlForms() {
@@ -144,7 +144,7 @@ class Db2EmulatedH2Test {
     @Test
     @DisplayName("emulated (H2 MODE=DB2): ack pops the leased job through OLD TABLE (DELETE)")
     void emulated_ack_through_old_table() throws SQLException {
-        execute(dialect.workDdl(WorkTables.of("mail")));
+        execute(dialect.ddl().work(WorkTables.of("mail")));
         execute(List.of("INSERT INTO mail (payload, prio, state, due_ms, attempts, lease_token, enqueued_ms)"
                 + " VALUES ('a', 0, 0, 0, 0, 9, 0)"));
         WorkStore store = dialect.workStore(WorkTables.of("mail"));

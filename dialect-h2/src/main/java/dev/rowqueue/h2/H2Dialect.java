@@ -8,6 +8,7 @@ import dev.rowqueue.spi.CounterStore;
 import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.DialectPolicy;
 import dev.rowqueue.spi.RingStore;
 import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Schema;
@@ -17,6 +18,9 @@ import dev.rowqueue.spi.StandardRingStore;
 import dev.rowqueue.spi.StandardWorkStore;
 import dev.rowqueue.spi.WorkStore;
 import dev.rowqueue.spi.WorkTables;
+import dev.rowqueue.support.DdlFeatures;
+import dev.rowqueue.support.SchemaDdl;
+import dev.rowqueue.support.SqlErrors;
 import dev.rowqueue.support.SqlForms;
 
 import java.sql.SQLException;
@@ -39,7 +43,18 @@ public class H2Dialect extends Dialect {
     /** Payload column length: H2 holds up to a million characters in {@code CHARACTER VARYING} comfortably. */
     static final int MAX_PAYLOAD = 1_000_000;
     private static final SqlForms FORMS = SqlForms.STANDARD.withSkipLocked(SqlForms.SKIP_LOCKED);
-    private static final ColumnTypes TYPES = ColumnTypes.STANDARD.with(Schema.Type.PAYLOAD, "CHARACTER VARYING(%d)");
+    private static final DialectPolicy POLICY = DialectPolicy.DEFAULTS.withMaxPayloadLength(MAX_PAYLOAD);
+    /**
+     * Payloads are {@code CHARACTER VARYING} of {@link #MAX_PAYLOAD} characters. The safe strategy's entries have no
+     * {@code (grp, seq)} index: H2 keeps a table whose primary key is not one integer column in a map by row id, with
+     * the key as one more index, so a push after the first lap that changes {@code seq} would rewrite entries in two
+     * indexes besides the row. Newest-first reads find their slots through the head row
+     * ({@link H2Statements#ring}).
+     */
+    private static final SchemaDdl DDL = new SchemaDdl(DdlFeatures.builder(
+                    ColumnTypes.STANDARD.with(Schema.Type.PAYLOAD, "CHARACTER VARYING(%d)"))
+            .payloadLength(MAX_PAYLOAD).ifNotExists(true).ringSeqIndex(false).build());
+    private static final SqlErrors ERRORS = new Errors();
 
     /**
      * @param product an H2 2.x database
@@ -60,37 +75,19 @@ public class H2Dialect extends Dialect {
     }
 
     @Override
-    public int maxPayloadLength() {
-        return MAX_PAYLOAD;
-    }
-
-    /** Payloads are {@code CHARACTER VARYING} of {@link #MAX_PAYLOAD} characters. */
-    @Override
-    protected ColumnTypes columnTypes() {
-        return TYPES;
+    public DialectPolicy policy() {
+        return POLICY;
     }
 
     @Override
-    protected boolean supportsIfNotExists() {
-        return true;
+    public SchemaDdl ddl() {
+        return DDL;
     }
-
 
     /** {@code FOR UPDATE SKIP LOCKED}; time bound from the application's clock. */
     @Override
     public SqlForms sqlForms() {
         return FORMS;
-    }
-
-    /**
-     * The safe strategy's entries have no {@code (grp, seq)} index: H2 keeps a table whose primary key is not one
-     * integer column in a map by row id, with the key as one more index, so a push after the first lap that changes
-     * {@code seq} rewrote entries in two indexes besides the row; without the index it writes one. Newest-first reads
-     * find their slots through the head row ({@link H2Statements#ring}).
-     */
-    @Override
-    protected boolean safeRingsIndexSeq() {
-        return false;
     }
 
     @Override
@@ -109,28 +106,35 @@ public class H2Dialect extends Dialect {
         return new StandardCounterStore(this, table, H2Statements.counters(table));
     }
 
-    /** H2's vendor codes: 90131 concurrent update, 50200 lock timeout, 90067/90098/90121 connection gone. */
     @Override
-    protected SqlErrorKind classifyOne(SQLException e) {
-        switch (e.getErrorCode()) {
-            case 90131: // CONCURRENT_UPDATE_1: MVStore row changed by a concurrent transaction
-            case 40001: // DEADLOCK_1
-                return SqlErrorKind.ROLLED_BACK;
-            case 50200: // LOCK_TIMEOUT_1
-                return SqlErrorKind.LOCK_TIMEOUT;
-            case 42101: // TABLE_OR_VIEW_ALREADY_EXISTS_1
-            case 42111: // INDEX_ALREADY_EXISTS_1
-                return SqlErrorKind.ALREADY_EXISTS;
-            case 42102: // TABLE_OR_VIEW_NOT_FOUND_1
-            case 42103: // TABLE_OR_VIEW_NOT_FOUND_WITH_CANDIDATES_2
-            case 42104: // TABLE_OR_VIEW_NOT_FOUND_DATABASE_EMPTY_1
-                return SqlErrorKind.UNDEFINED_TABLE;
-            case 90067: // CONNECTION_BROKEN_1
-            case 90098: // DATABASE_IS_CLOSED
-            case 90121: // DATABASE_CALLED_AT_SHUTDOWN
-                return SqlErrorKind.CONNECTION;
-            default:
-                return super.classifyOne(e);
+    public SqlErrors sqlErrors() {
+        return ERRORS;
+    }
+
+    /** H2's vendor codes: 90131 concurrent update, 50200 lock timeout, 90067/90098/90121 connection gone. */
+    private static final class Errors extends SqlErrors {
+        @Override
+        protected SqlErrorKind classifyOne(SQLException e) {
+            switch (e.getErrorCode()) {
+                case 90131: // CONCURRENT_UPDATE_1: MVStore row changed by a concurrent transaction
+                case 40001: // DEADLOCK_1
+                    return SqlErrorKind.ROLLED_BACK;
+                case 50200: // LOCK_TIMEOUT_1
+                    return SqlErrorKind.LOCK_TIMEOUT;
+                case 42101: // TABLE_OR_VIEW_ALREADY_EXISTS_1
+                case 42111: // INDEX_ALREADY_EXISTS_1
+                    return SqlErrorKind.ALREADY_EXISTS;
+                case 42102: // TABLE_OR_VIEW_NOT_FOUND_1
+                case 42103: // TABLE_OR_VIEW_NOT_FOUND_WITH_CANDIDATES_2
+                case 42104: // TABLE_OR_VIEW_NOT_FOUND_DATABASE_EMPTY_1
+                    return SqlErrorKind.UNDEFINED_TABLE;
+                case 90067: // CONNECTION_BROKEN_1
+                case 90098: // DATABASE_IS_CLOSED
+                case 90121: // DATABASE_CALLED_AT_SHUTDOWN
+                    return SqlErrorKind.CONNECTION;
+                default:
+                    return super.classifyOne(e);
+            }
         }
     }
 }

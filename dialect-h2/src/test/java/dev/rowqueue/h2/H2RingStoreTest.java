@@ -3,7 +3,7 @@ package dev.rowqueue.h2;
 import dev.rowqueue.RingEntry;
 import dev.rowqueue.RingQueue;
 import dev.rowqueue.RowQueues;
-import dev.rowqueue.tck.CountingDataSource;
+import dev.rowqueue.testkit.CountingDataSource;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 

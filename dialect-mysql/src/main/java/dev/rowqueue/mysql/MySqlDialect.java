@@ -2,12 +2,14 @@ package dev.rowqueue.mysql;
 
 import dev.rowqueue.Capability;
 import dev.rowqueue.RingOptions;
+import dev.rowqueue.RetryPolicy;
 import dev.rowqueue.RingStrategy;
 import dev.rowqueue.spi.ColumnTypes;
 import dev.rowqueue.spi.CounterStore;
 import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.DialectPolicy;
 import dev.rowqueue.spi.Jdbc;
 import dev.rowqueue.spi.RingStore;
 import dev.rowqueue.spi.RingTables;
@@ -15,6 +17,9 @@ import dev.rowqueue.spi.Schema;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.WorkStore;
 import dev.rowqueue.spi.WorkTables;
+import dev.rowqueue.support.DdlFeatures;
+import dev.rowqueue.support.SchemaDdl;
+import dev.rowqueue.support.SqlErrors;
 import dev.rowqueue.support.SqlForms;
 
 import java.sql.Connection;
@@ -156,7 +161,9 @@ public class MySqlDialect extends Dialect {
     private final ClaimPath claimPath;
     private final SingleWriterStatement singleWriter;
     private final KeyType keyType;
-    private final ColumnTypes types;
+    private final SchemaDdl ddl;
+    private final DialectPolicy policy;
+    private final SqlErrors errors = new Errors();
     private final boolean galera;
     private final GroupReplication groupReplication;
     /** The physical connections whose session {@link #GALERA_SESSION} has set (on Galera only). */
@@ -178,8 +185,8 @@ public class MySqlDialect extends Dialect {
      * The session setting of every connection rowqueue uses on a Group Replication member: a transaction first waits
      * until the member has applied every transaction the group had committed when it began, so an operation sees what
      * any member committed before it started (a job pushed, claimed or acknowledged on another member). At the
-     * default ({@code EVENTUAL}), reads on one member right after commits on another missed 89 to 136 of 200 writes;
-     * at {@code BEFORE}, none (docs/mysql.md, "MySQL Group Replication").
+     * default ({@code EVENTUAL}), reads on one member right after commits on another can miss those writes; at
+     * {@code BEFORE} they cannot (docs/mysql.md, "MySQL Group Replication").
      */
     static final String GROUP_REPLICATION_SESSION = "SET SESSION group_replication_consistency = 'BEFORE'";
 
@@ -236,7 +243,13 @@ public class MySqlDialect extends Dialect {
             throw new IllegalArgumentException(OPTION_KEY_TYPE + "=" + keyType.value() + " needs a NO PAD binary"
                     + " collation (MySQL 8.0.17+, MariaDB 10.2.2+); the server is " + version);
         }
-        this.types = types();
+        this.ddl = new Ddl();
+        RetryPolicy d = RetryPolicy.defaults();
+        this.policy = DialectPolicy.DEFAULTS.withClaimConcurrency(DialectPolicy.processorsAtLeastTwo())
+                .withMaxPayloadLength(MAX_PAYLOAD)
+                .withRetryPolicy(galera || groupReplication == GroupReplication.MULTI_PRIMARY
+                        ? new RetryPolicy(GALERA_ATTEMPTS, d.initialBackoff(), d.maxBackoff()) : d)
+                .withReissuesExistingSchema(groupReplication == GroupReplication.NONE);
     }
 
     /**
@@ -441,26 +454,13 @@ public class MySqlDialect extends Dialect {
     }
 
     /**
-     * On Galera, 24 attempts instead of 8 (same backoff: up to 5 ms, doubling, at most 500 ms): a hot row written from
-     * several nodes (a ring group's head row, a counter) is not a lock wait there but a certification failure at
-     * commit, and each loser starts again: producers spread over several nodes pushing into one group (the TCK's
-     * concurrency rules) can run out of 8 attempts (docs/mysql.md, "MariaDB Galera").
-     */
-    @Override
-    public dev.rowqueue.RetryPolicy defaultRetryPolicy() {
-        dev.rowqueue.RetryPolicy d = dev.rowqueue.RetryPolicy.defaults();
-        return galera || groupReplication == GroupReplication.MULTI_PRIMARY
-                ? new dev.rowqueue.RetryPolicy(GALERA_ATTEMPTS, d.initialBackoff(), d.maxBackoff()) : d;
-    }
-
-    /**
      * Whether the server is a Group Replication member, as it said when rowqueue started. Then: every connection
      * rowqueue borrows gets {@link #GROUP_REPLICATION_SESSION} once; certification failures (3101 at commit, 1180
      * "error 149 during COMMIT", and 1213 on the statement after, as on Galera) are rolled-back transactions to retry
      * whole; a member that refuses a statement before running it (1290 {@code super_read_only} on a secondary or a
      * member that left, 3032 offline mode, 3100 a refused replication hook, 3796-3799) is a failure before sending,
      * retried on another connection; in multi-primary mode, {@link #GALERA_ATTEMPTS} attempts; and the schema's DDL
-     * runs only when the tables are missing ({@link #reissuesExistingSchema()}).
+     * runs only when the tables are missing ({@link DialectPolicy#reissuesExistingSchema()}).
      *
      * @return the server's Group Replication mode, {@link GroupReplication#NONE} outside a group
      */
@@ -469,16 +469,22 @@ public class MySqlDialect extends Dialect {
     }
 
     /**
-     * {@code false} on a Group Replication member: DDL replicates to every member and, run by several members at once,
-     * a statement that fails when applied twice puts the whole group into ERROR state; the core then issues the
-     * schema's DDL only when its tables are missing, not on every start.
+     * The processors of this JVM, at least 2, claims at once: InnoDB claims that run together wait for each other's
+     * page latches on the head of the claim index, where leases and acks leave delete-marked entries until purge
+     * removes them, and when more run than there are cores the waits grow faster than the work; claimers that wait
+     * run together as one claim. On Galera, and on a multi-primary Group Replication group, {@link #GALERA_ATTEMPTS}
+     * attempts instead of 8 (same backoff): a hot row written from several nodes (a ring group's head row, a counter)
+     * is not a lock wait there but a certification failure at commit, and each loser starts again. On a Group
+     * Replication member, the schema's DDL is issued only when its tables are missing, not on every start: DDL
+     * replicates to every member and, run by several members at once, a statement that fails when applied twice puts
+     * the whole group into ERROR state.
      */
     @Override
-    public boolean reissuesExistingSchema() {
-        return groupReplication == GroupReplication.NONE;
+    public DialectPolicy policy() {
+        return policy;
     }
 
-    /** Attempts of an operation on Galera ({@link #defaultRetryPolicy()}). */
+    /** Attempts of an operation on Galera ({@link #policy()}). */
     static final int GALERA_ATTEMPTS = 24;
 
     /**
@@ -545,23 +551,6 @@ public class MySqlDialect extends Dialect {
         return Collections.unmodifiableSet(c);
     }
 
-    /**
-     * The processors of this JVM, at least 2: InnoDB claims that run together wait for each other's page latches on
-     * the head of the claim index, where leases and acks leave delete-marked entries until purge removes them, and
-     * when more run than there are cores the waits grow faster than the work; claimers that wait run together as one
-     * claim. With more consumers than cores, the limit raises throughput, and waiting claims running together as one
-     * raise it further (the figures are in docs/mysql.md, "How many claims run at once").
-     */
-    @Override
-    public int claimConcurrency() {
-        return processorsAtLeastTwo();
-    }
-
-    @Override
-    public int maxPayloadLength() {
-        return MAX_PAYLOAD;
-    }
-
     // ---------------------------------------------------------------- time
 
     /**
@@ -590,86 +579,59 @@ public class MySqlDialect extends Dialect {
 
     /**
      * Keys in the exact binary collation ({@code VARCHAR}) or as bytes ({@code VARBINARY}); payloads
-     * {@code MEDIUMTEXT}; text in utf8mb4 with the exact collation; the job id {@code AUTO_INCREMENT}.
+     * {@code MEDIUMTEXT}; text in utf8mb4 with the exact collation; the job id {@code AUTO_INCREMENT}. Indexes are
+     * declared inside CREATE TABLE IF NOT EXISTS (MySQL has no {@code CREATE INDEX IF NOT EXISTS}), so creating the
+     * schema twice is harmless everywhere; one added to an existing table (a schema upgrade) is {@code ALTER TABLE ...
+     * ADD [UNIQUE] INDEX}, which fails with 1061, "already exists", if it exists. InnoDB explicitly (the queues need
+     * row locks and transactions), utf8mb4 with the exact collation, and, for 800-byte VARCHAR keys, the DYNAMIC row
+     * format whose index prefixes reach 3072 bytes. The claim index {@code (state, prio DESC, due_ms, id)}: MySQL 8+
+     * and MariaDB 10.8+ store the descending part, so a claim walks it in claim order and stops after the batch; older
+     * servers parse and ignore {@code DESC} and sort instead. An identity restart sets {@code AUTO_INCREMENT}: InnoDB
+     * keeps the counter at least one above the highest id, so this never moves ids backwards.
+     *
+     * <p>On MariaDB 10.5+ a safe ring also gets its push trigger ({@link MySqlRingStore#triggerDdl}), and its entries
+     * table the check {@code seq >= 0}, which fails a trigger push whose trigger is gone instead of writing the
+     * placeholder number, and no {@code (grp, seq)} index: after the first lap every push changes a slot's
+     * {@code seq}, and keeping that unique index up to date is a large part of a push's cost. Newest-first reads find
+     * their slots through the head row instead ({@link MySqlRingStore#newestByHead}).
      */
     @Override
-    protected ColumnTypes columnTypes() {
-        return types;
+    public SchemaDdl ddl() {
+        return ddl;
+    }
+
+    /** The DDL of {@link #ddl()}: tables and indexes as the features say, and a safe ring's push trigger. */
+    private final class Ddl extends SchemaDdl {
+        Ddl() {
+            super(DdlFeatures.builder(types()).payloadLength(MAX_PAYLOAD).ifNotExists(true).indexesInTable(true)
+                    .tableOptions(" ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=" + binaryCollation()
+                            + (keyType == KeyType.VARCHAR ? " ROW_FORMAT=DYNAMIC" : ""))
+                    .ringSeqIndex(!triggerPush())
+                    .restartIdentity(List.of("ALTER TABLE " + DdlFeatures.JOBS + " AUTO_INCREMENT = "
+                            + DdlFeatures.NEXT))
+                    .build());
+        }
+
+        @Override
+        public List<String> ring(RingTables t, RingOptions options) {
+            if (options.strategy() != RingStrategy.SAFE || !triggerPush()) {
+                return super.ring(t, options);
+            }
+            List<String> ddl = new ArrayList<>(create(Schema.ringEntries(t, false).withCheck("seq >= 0"),
+                    Schema.ringHeads(t)));
+            ddl.add(MySqlRingStore.triggerDdl(t, options.capacity()));
+            return List.copyOf(ddl);
+        }
     }
 
     private ColumnTypes types() {
         String text = " CHARACTER SET utf8mb4 COLLATE " + binaryCollation();
         return ColumnTypes.STANDARD
-                .with(Schema.Type.KEY, keyType == KeyType.VARCHAR ? "VARCHAR(%d)" + text : "VARBINARY(" + KEY_BYTES + ")")
+                .with(Schema.Type.KEY, keyType == KeyType.VARCHAR ? "VARCHAR(%d)" + text
+                        : "VARBINARY(" + KEY_BYTES + ")")
                 .with(Schema.Type.PAYLOAD, "MEDIUMTEXT" + text)
                 .with(Schema.Type.ERROR_TEXT, "VARCHAR(%d)" + text)
                 .with(Schema.Type.IDENTITY, "BIGINT NOT NULL AUTO_INCREMENT");
-    }
-
-    @Override
-    protected boolean supportsIfNotExists() {
-        return true;
-    }
-
-    /**
-     * Indexes are declared inside CREATE TABLE IF NOT EXISTS (MySQL has no {@code CREATE INDEX IF NOT EXISTS}), so
-     * creating the schema twice is harmless everywhere. InnoDB explicitly (the queues need row locks and
-     * transactions), utf8mb4 with the exact collation, and, for 800-byte VARCHAR keys, the DYNAMIC row format whose
-     * index prefixes reach 3072 bytes. The claim index {@code (state, prio DESC, due_ms, id)}: MySQL 8+ and MariaDB
-     * 10.8+ store the descending part, so a claim walks it in claim order and stops after the batch; older servers
-     * parse and ignore {@code DESC} and sort instead.
-     */
-    @Override
-    protected List<String> tableDdl(Schema.Table t) {
-        StringBuilder indexes = new StringBuilder();
-        for (Schema.Index i : t.indexes()) {
-            indexes.append(", ").append(i.unique() ? "UNIQUE KEY " : "KEY ").append(i.name()).append(" (")
-                    .append(String.join(", ", i.columns())).append(')');
-        }
-        Schema.Table noChecks = new Schema.Table(t.name(), t.columns(), t.primaryKey(), List.of(), List.of());
-        StringBuilder checks = new StringBuilder();
-        for (String check : t.checks()) {
-            checks.append(", CHECK (").append(check).append(')');
-        }
-        return List.of("CREATE TABLE IF NOT EXISTS " + t.name() + " (" + tableElements(noChecks) + indexes + checks
-                + ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=" + binaryCollation()
-                + (keyType == KeyType.VARCHAR ? " ROW_FORMAT=DYNAMIC" : ""));
-    }
-
-    /**
-     * An index added to an existing table (a schema upgrade; new tables declare theirs inside CREATE TABLE):
-     * {@code ALTER TABLE ... ADD [UNIQUE] INDEX}, since MySQL has no {@code CREATE INDEX IF NOT EXISTS}; an index
-     * that exists already fails with 1061, "already exists". A unique index allows any number of NULLs.
-     */
-    @Override
-    protected String createIndex(Schema.Table t, Schema.Index i) {
-        return "ALTER TABLE " + t.name() + " ADD " + (i.unique() ? "UNIQUE " : "") + "INDEX " + i.name() + " ("
-                + String.join(", ", i.columns()) + ")";
-    }
-
-    /**
-     * On MariaDB 10.5+ a safe ring also gets its push trigger ({@link MySqlRingStore#triggerDdl}), and its entries
-     * table the check {@code seq >= 0}, which fails a trigger push whose trigger is gone instead of writing the
-     * placeholder number, and no {@code (grp, seq)} index: after the first lap every push changes a slot's
-     * {@code seq}, and keeping that unique index up to date cost about a quarter of the push rate (16 producers,
-     * capacity 10). Newest-first reads find their slots through the head row instead ({@link MySqlRingStore#newestByHead}).
-     */
-    @Override
-    public List<String> ringDdl(RingTables t, RingOptions options) {
-        boolean trigger = options.strategy() == RingStrategy.SAFE && triggerPush();
-        Schema.Table entries = Schema.ringEntries(t, !trigger);
-        List<String> ddl = new ArrayList<>(create(trigger ? entries.withCheck("seq >= 0") : entries,
-                Schema.ringHeads(t)));
-        if (trigger) {
-            ddl.add(MySqlRingStore.triggerDdl(t, options.capacity()));
-        }
-        return List.copyOf(ddl);
-    }
-
-    /** InnoDB keeps the counter at least one above the highest id, so this never moves ids backwards. */
-    @Override
-    public List<String> restartIdentity(WorkTables t, long nextId) {
-        return List.of("ALTER TABLE " + t.jobs() + " AUTO_INCREMENT = " + nextId);
     }
 
     // ---------------------------------------------------------------- statements
@@ -712,68 +674,80 @@ public class MySqlDialect extends Dialect {
 
     // ---------------------------------------------------------------- errors
 
+    @Override
+    public SqlErrors sqlErrors() {
+        return errors;
+    }
+
     /**
      * MySQL and MariaDB vendor codes, then the standard classification. SQLStates alone are too coarse here: 1062
      * shares 23000 with NOT NULL violations, 1205 and 1020 report HY000.
      */
-    @Override
-    protected SqlErrorKind classifyOne(SQLException e) {
-        switch (e.getErrorCode()) {
-            case 1213: // ER_LOCK_DEADLOCK: the transaction was rolled back
-            case 1020: // ER_CHECKREAD: MariaDB innodb_snapshot_isolation conflict (default ON since 11.6.2), rolled back
-            case 1412: // ER_TABLE_DEF_CHANGED: "please retry transaction"
-                return SqlErrorKind.ROLLED_BACK;
-            case 1205: // ER_LOCK_WAIT_TIMEOUT: only the statement was undone (innodb_rollback_on_timeout=OFF)
-                return SqlErrorKind.LOCK_TIMEOUT;
-            case 1062: // ER_DUP_ENTRY
-            case 1586: // ER_DUP_ENTRY_WITH_KEY_NAME
-            case 1022: // ER_DUP_KEY
-                return SqlErrorKind.DUPLICATE_KEY;
-            case 1050: // ER_TABLE_EXISTS_ERROR
-            case 1061: // ER_DUP_KEYNAME: CREATE INDEX of an existing index (MySQL has no IF NOT EXISTS there)
-            case 1359: // ER_TRG_ALREADY_EXISTS
-                return SqlErrorKind.ALREADY_EXISTS;
-            case 1146: // ER_NO_SUCH_TABLE
-            case 1051: // ER_BAD_TABLE_ERROR: DROP TABLE of a missing table
-                return SqlErrorKind.UNDEFINED_TABLE;
-            case 1690: // ER_DATA_OUT_OF_RANGE: BIGINT arithmetic overflow
-            case 1264: // ER_WARN_DATA_OUT_OF_RANGE: value out of a column's range (strict mode)
-                return SqlErrorKind.NUMERIC_OVERFLOW;
-            case 2002: // CR_CONNECTION_ERROR
-            case 2003: // CR_CONN_HOST_ERROR
-            case 2006: // CR_SERVER_GONE_ERROR
-            case 2013: // CR_SERVER_LOST
-            case 2055: // CR_SERVER_LOST_EXTENDED
-            case 1927: // ER_CONNECTION_KILLED (MariaDB: KILL CONNECTION)
-            case 1053: // ER_SERVER_SHUTDOWN
-            case 1152: // ER_ABORTING_CONNECTION
-                return SqlErrorKind.CONNECTION;
-            case 1047: // ER_UNKNOWN_COM_ERROR, 08S01 on Galera: "WSREP has not yet prepared node for application use"
-                return SqlErrorKind.CONNECTION;
-            case 3101: // ER_TRANSACTION_ROLLBACK_DURING_COMMIT: "Plugin instructed the server to rollback" (certification)
-                return SqlErrorKind.ROLLED_BACK;
-            case 1180: // ER_ERROR_DURING_COMMIT: on a group member, "Got error 149 - 'Lock deadlock; Retry
-                // transaction'" is a lost certification, rolled back; elsewhere (MariaDB Galera included) left as it was
-                return groupReplication != GroupReplication.NONE && String.valueOf(e.getMessage()).contains("149")
-                        ? SqlErrorKind.ROLLED_BACK : super.classifyOne(e);
-            case 1290: // ER_OPTION_PREVENTS_STATEMENT: --read-only / --super-read-only
-                return refusedByGroupMember(e) ? SqlErrorKind.CONNECTION : SqlErrorKind.READ_ONLY;
-            case 3032: // ER_SERVER_OFFLINE_MODE
-            case 3100: // ER_RUN_HOOK_ERROR: a replication hook (before_commit) refused the transaction
-            case 3796: case 3797: case 3798: case 3799: // Group Replication refusals while a member is not ONLINE
-                return refusedByGroupMember(e) ? SqlErrorKind.CONNECTION : super.classifyOne(e);
-            default:
-                return super.classifyOne(e);
+    private final class Errors extends SqlErrors {
+        @Override
+        protected SqlErrorKind classifyOne(SQLException e) {
+            switch (e.getErrorCode()) {
+                case 1213: // ER_LOCK_DEADLOCK: the transaction was rolled back
+                case 1020: // ER_CHECKREAD: MariaDB innodb_snapshot_isolation conflict (default ON since 11.6.2),
+                    // rolled back
+                case 1412: // ER_TABLE_DEF_CHANGED: "please retry transaction"
+                    return SqlErrorKind.ROLLED_BACK;
+                case 1205: // ER_LOCK_WAIT_TIMEOUT: only the statement was undone (innodb_rollback_on_timeout=OFF)
+                    return SqlErrorKind.LOCK_TIMEOUT;
+                case 1062: // ER_DUP_ENTRY
+                case 1586: // ER_DUP_ENTRY_WITH_KEY_NAME
+                case 1022: // ER_DUP_KEY
+                    return SqlErrorKind.DUPLICATE_KEY;
+                case 1050: // ER_TABLE_EXISTS_ERROR
+                case 1061: // ER_DUP_KEYNAME: CREATE INDEX of an existing index (MySQL has no IF NOT EXISTS there)
+                case 1359: // ER_TRG_ALREADY_EXISTS
+                    return SqlErrorKind.ALREADY_EXISTS;
+                case 1146: // ER_NO_SUCH_TABLE
+                case 1051: // ER_BAD_TABLE_ERROR: DROP TABLE of a missing table
+                    return SqlErrorKind.UNDEFINED_TABLE;
+                case 1690: // ER_DATA_OUT_OF_RANGE: BIGINT arithmetic overflow
+                case 1264: // ER_WARN_DATA_OUT_OF_RANGE: value out of a column's range (strict mode)
+                    return SqlErrorKind.NUMERIC_OVERFLOW;
+                case 2002: // CR_CONNECTION_ERROR
+                case 2003: // CR_CONN_HOST_ERROR
+                case 2006: // CR_SERVER_GONE_ERROR
+                case 2013: // CR_SERVER_LOST
+                case 2055: // CR_SERVER_LOST_EXTENDED
+                case 1927: // ER_CONNECTION_KILLED (MariaDB: KILL CONNECTION)
+                case 1053: // ER_SERVER_SHUTDOWN
+                case 1152: // ER_ABORTING_CONNECTION
+                    return SqlErrorKind.CONNECTION;
+                case 1047: // ER_UNKNOWN_COM_ERROR, 08S01 on Galera: "WSREP has not yet prepared node for
+                    // application use"
+                    return SqlErrorKind.CONNECTION;
+                case 3101: // ER_TRANSACTION_ROLLBACK_DURING_COMMIT: "Plugin instructed the server to rollback"
+                    // (certification)
+                    return SqlErrorKind.ROLLED_BACK;
+                case 1180: // ER_ERROR_DURING_COMMIT: on a group member, "Got error 149 - 'Lock deadlock; Retry
+                    // transaction'" is a lost certification, rolled back; elsewhere (MariaDB Galera included) left
+                    // as it was
+                    return groupReplication != GroupReplication.NONE && String.valueOf(e.getMessage()).contains("149")
+                            ? SqlErrorKind.ROLLED_BACK : super.classifyOne(e);
+                case 1290: // ER_OPTION_PREVENTS_STATEMENT: --read-only / --super-read-only
+                    return refusedByGroupMember(e) ? SqlErrorKind.CONNECTION : SqlErrorKind.READ_ONLY;
+                case 3032: // ER_SERVER_OFFLINE_MODE
+                case 3100: // ER_RUN_HOOK_ERROR: a replication hook (before_commit) refused the transaction
+                case 3796: case 3797: case 3798: case 3799: // Group Replication refusals while a member is not ONLINE
+                    return refusedByGroupMember(e) ? SqlErrorKind.CONNECTION : super.classifyOne(e);
+                default:
+                    return super.classifyOne(e);
+            }
         }
-    }
 
-    /**
-     * A Galera node outside the primary component refuses every statement with 1047 before running it, so the work
-     * surely did not run there; the core may retry it (on another connection, which a pool may open on another node).
-     */
-    @Override
-    public boolean failedBeforeSending(SQLException e) {
+        /**
+         * A Galera node outside the primary component refuses every statement with 1047 before running it, so the
+         * work surely did not run there; the core may retry it (on another connection, which a pool may open on
+         * another node).
+         */
+        @Override
+        public boolean failedBeforeSending(SQLException e) {
         return e.getErrorCode() == 1047 || refusedByGroupMember(e) || super.failedBeforeSending(e);
+        }
     }
 
     /** Vendor codes with which a Group Replication member refuses a statement before it runs (or commits) anything. */

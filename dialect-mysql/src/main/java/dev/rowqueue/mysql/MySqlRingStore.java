@@ -86,7 +86,7 @@ final class MySqlRingStore extends StandardRingStore {
     }
 
     /**
-     * On MariaDB 10.5+, where safe rings have no {@code (grp, seq)} index (see {@link MySqlDialect#ringDdl}): the
+     * On MariaDB 10.5+, where safe rings have no {@code (grp, seq)} index (see {@link MySqlDialect#ddl()}): the
      * head row, joined as a constant table (a primary key lookup the optimizer does first), names the slots of the
      * last {@code :limit} numbers, one range of the primary key or two where they wrap around. Whole rings and the
      * oldest entries are read by the primary key and sorted.

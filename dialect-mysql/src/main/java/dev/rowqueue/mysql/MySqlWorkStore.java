@@ -6,6 +6,7 @@ import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.Jdbc;
 import dev.rowqueue.spi.Schema;
 import dev.rowqueue.spi.Sql;
+import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.SqlOp;
 import dev.rowqueue.spi.StandardWorkStore;
 import dev.rowqueue.spi.WorkTables;
@@ -70,12 +71,19 @@ final class MySqlWorkStore extends StandardWorkStore {
     private final Sql compoundClaim;
     private final Sql compoundAckOneAndClaim;
     private final java.util.Map<String, Sql> keyedCompound = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Whether every node takes writes and conflicts surface at commit (Galera, multi-primary Group Replication). */
+    private final boolean multiMaster;
+    /** Whether the server is a Group Replication member: limited claims run in {@link #ownTransaction}. */
+    private final boolean groupMember;
 
     MySqlWorkStore(MySqlDialect dialect, WorkTables tables, MySqlDialect.ClaimPath path, boolean returning) {
         super(dialect, tables, byPrimaryKey(tables));
         this.mysql = dialect;
         this.path = path;
         this.returning = returning;
+        this.multiMaster = dialect.galera()
+                || dialect.groupReplication() == MySqlDialect.GroupReplication.MULTI_PRIMARY;
+        this.groupMember = dialect.groupReplication() != MySqlDialect.GroupReplication.NONE;
         claimable = " WHERE state = " + WorkTables.LIVE + " AND due_ms <= " + now
                 + " ORDER BY prio DESC, due_ms, id";
         insertOne = Sql.of("INSERT INTO " + t.jobs() + " (payload, prio, state, due_ms, attempts, enqueued_ms)"
@@ -287,26 +295,149 @@ final class MySqlWorkStore extends StandardWorkStore {
     /**
      * A claim under a rule as one compound statement (MariaDB with SKIP LOCKED): fair claims, and claims with a limit
      * of 1, where one statement takes at most one job per key ({@link #compound(int, ClaimRule)}); a higher limit takes
-     * the generic rounds in a transaction. Inside a caller's transaction, and on MySQL, the generic transaction.
+     * the generic rounds in a transaction. On a Group Replication member a claim with a per-key limit runs the generic
+     * statements in a REPEATABLE READ transaction of its own ({@link #ownTransaction}). Both as {@link #keyedOwn}.
+     * Inside a caller's transaction, and elsewhere on MySQL, the generic transaction.
      */
     @Override
     public SqlOp<List<Job>> claim(int max, long leaseMs, long token, ClaimRule rule) {
-        SqlOp<List<Job>> transaction = super.claim(max, leaseMs, token, rule);
-        if (!compoundKeyed(rule)) {
-            return transaction;
+        if (groupMemberKeyed(rule) || compoundKeyed(rule)) {
+            SqlOp<AckedAndClaimed> claim = ackAndClaim(NONE, NONE, max, leaseMs, token, rule);
+            return SqlOp.statement(c -> claim.run(c).claimed());
         }
-        return Compound.orTransaction(c -> compoundClaim(c, NONE, NONE, max, leaseMs, token, rule).claimed(),
-                transaction);
+        return super.claim(max, leaseMs, token, rule);
     }
 
     @Override
     public SqlOp<AckedAndClaimed> ackAndClaim(long[] ids, long[] tokens, int max, long leaseMs, long token,
                                               ClaimRule rule) {
         SqlOp<AckedAndClaimed> transaction = super.ackAndClaim(ids, tokens, max, leaseMs, token, rule);
+        if (groupMemberKeyed(rule)) {
+            return keyedOwn(ids, tokens, rule, c -> ownTransaction(c, transaction::run), transaction);
+        }
         if (!compoundKeyed(rule)) {
             return transaction;
         }
-        return Compound.orTransaction(c -> compoundClaim(c, ids, tokens, max, leaseMs, token, rule), transaction);
+        return keyedOwn(ids, tokens, rule, c -> compoundClaim(c, ids, tokens, max, leaseMs, token, rule),
+                transaction);
+    }
+
+    /** @return whether a claim under the rule runs in {@link #ownTransaction} (a Group Replication member) */
+    private boolean groupMemberKeyed(ClaimRule rule) {
+        return groupMember && rule.limited();
+    }
+
+    /**
+     * A claim under a rule that runs in a transaction of its own in auto-commit mode ({@code own}: MariaDB's compound
+     * statement, or {@link #ownTransaction} on a Group Replication member), and inside a caller's transaction as the
+     * plain statements. On a multi-master cluster (Galera, multi-primary Group Replication), with a per-key limit:
+     * a claim without acks first asks {@link #nothingClaimable}; and a claim that loses a certification race (another
+     * node's claim bumped the gate first: 1213, 3101, 1180, its transaction rolled back whole) has claimed nothing,
+     * and says so: its acks run alone, in a transaction of their own, and it returns them with no job, instead of the
+     * core retrying the claim. Under a steady stream of claims from every node, those retries were what made a claim
+     * fail: each attempt races every other node's claims, and the kit's 8-consumer keyed rule on three Group
+     * Replication members saw claims that lost 19 to 23 times in a row, one short of the 24 attempts, after which the
+     * claim fails and the jobs its consumer held wait for their leases to run out (docs/mysql.md). Another claim won
+     * each lost race, so the queue moves on; the loser's caller claims again as after any empty claim.
+     *
+     * @param ids         the jobs to ack
+     * @param tokens      their lease tokens
+     * @param rule        the rule
+     * @param own         the claim in a transaction of its own, on a connection in auto-commit mode
+     * @param transaction the claim as plain statements, for a caller's transaction
+     * @return the operation
+     */
+    private SqlOp<AckedAndClaimed> keyedOwn(long[] ids, long[] tokens, ClaimRule rule,
+                                            Compound.Body<AckedAndClaimed> own,
+                                            SqlOp<AckedAndClaimed> transaction) {
+        return SqlOp.statement(c -> {
+            if (!c.getAutoCommit()) {
+                return transaction.run(c);
+            }
+            if (nothingClaimable(c, rule, ids.length)) {
+                return new AckedAndClaimed(Set.of(), List.of());
+            }
+            try {
+                return own.run(c);
+            } catch (SQLException e) {
+                if (!multiMaster || !rule.limited() || dialect.classify(e) != SqlErrorKind.ROLLED_BACK) {
+                    throw e;
+                }
+                Set<Long> acked = new HashSet<>();
+                if (ids.length > 0) {
+                    ownTransaction(c, inTransaction -> {
+                        for (int i = 0; i < ids.length; i++) {
+                            if (ack(ids[i], tokens[i]).run(inTransaction)) {
+                                acked.add(ids[i]);
+                            }
+                        }
+                        return null;
+                    });
+                }
+                return new AckedAndClaimed(acked, List.of());
+            }
+        });
+    }
+
+    /**
+     * Runs statements in a REPEATABLE READ transaction of their own on a connection in auto-commit mode
+     * ({@code SET TRANSACTION ISOLATION LEVEL REPEATABLE READ}, {@code START TRANSACTION}, the statements,
+     * {@code COMMIT}; {@code ROLLBACK} on failure).
+     *
+     * <p>Why REPEATABLE READ, for the keyed claim on a Group Replication member: the claim holds the gate row while it
+     * reads, and when another member's claim that bumped the gate is applied here, Group Replication's applier rolls
+     * the holder back from its own thread (the holder then gets 1213). MySQL 9.7.4 crashed in that race (SIGSEGV in
+     * {@code MVCC::view_close} <- {@code ha_innobase::external_lock} <- {@code mysql_unlock_read_tables} <-
+     * {@code JOIN::join_free}): at READ COMMITTED InnoDB closes a transaction's read view at the end of every
+     * statement, and it closed one the applier's rollback was releasing; the kit's 8-consumer keyed rule hit it within
+     * two minutes of looping, with the candidate query written with subqueries and with joins alike (docs/mysql.md).
+     * At REPEATABLE READ statements never close the read view. It is created by the first read, after the gate is
+     * held, so the counts of leased jobs still include every earlier claim's; rows changed after it are only written
+     * by the lease's conditional update, which checks their latest version, so the claim stays correct.
+     *
+     * @param c    a connection in auto-commit mode
+     * @param body the statements
+     * @param <R>  the result type
+     * @return what the statements returned
+     * @throws SQLException from the driver; the transaction is rolled back
+     */
+    private static <R> R ownTransaction(Connection c, Compound.Body<R> body) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+            s.execute("START TRANSACTION");
+            R result;
+            try {
+                result = body.run(c);
+            } catch (SQLException | RuntimeException | Error e) {
+                try {
+                    s.execute("ROLLBACK");
+                } catch (SQLException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+                throw e;
+            }
+            s.execute("COMMIT");
+            return result;
+        }
+    }
+
+    /**
+     * Whether a claim with a per-key limit and no acks on a multi-master cluster (Galera, multi-primary Group
+     * Replication) finds no candidate at all, read before the claim gate is taken: then it returns nothing and writes
+     * nothing. Every limited claim bumps the gate row, and on such a cluster two claims that bump it on different
+     * nodes at once fail certification, the loser rolled back and retried (1213, 3101, 1180), so claims that find
+     * nothing (consumers polling a queue whose keys are all at their limit) made the claims that find jobs lose. A
+     * read that finds no candidate is a moment at which nothing was claimable, which is what an empty claim reports.
+     * Elsewhere, and with acks (which may free a key), the claim runs as it is.
+     *
+     * @param c    a connection in auto-commit mode
+     * @param rule the rule
+     * @param acks how many jobs the claim acks first
+     * @return whether the claim can return nothing without running
+     * @throws SQLException from the driver
+     */
+    private boolean nothingClaimable(Connection c, ClaimRule rule, int acks) throws SQLException {
+        return multiMaster && rule.limited() && acks == 0 && keyedCandidates(c, rule, 1).isEmpty();
     }
 
     /** @return whether a claim under the rule runs as one compound statement */
@@ -368,6 +499,15 @@ final class MySqlWorkStore extends StandardWorkStore {
                         locked.add(locked(rs));
                     }
                 });
+            } catch (SQLException e) {
+                if (round == 0) {
+                    throw e;
+                }
+                // each round commits on its own: the earlier rounds' acks and leases stand, and thrown away here they
+                // would strand the leased jobs until their leases end (on Galera, a later round that lost a
+                // certification race did); the failed round's rows were rolled back with it
+                locked.subList(before, locked.size()).clear();
+                break;
             }
             if (seen[0] < 0 || ackedFlags[0] == null || ackedFlags[0].length() != acks) {
                 throw new SQLException("the claim's compound statement on " + t.jobs() + " returned no summary");

@@ -130,17 +130,17 @@ class GaleraDialectTest {
     void rings_get_no_trigger_on_galera_and_keep_it_elsewhere() throws SQLException {
         RingTables t = RingTables.of("rq");
         RingOptions safe = RingOptions.capacity(10);
-        assertFalse(String.join("\n", galera().ringDdl(t, safe)).contains("TRIGGER"));
+        assertFalse(String.join("\n", galera().ddl().ring(t, safe)).contains("TRIGGER"));
         assertFalse(galera().triggerPush());
         MySqlDialect plain = MySqlDialect.create(MySqlDialect.MARIADB, MARIADB, Map.of());
-        assertTrue(String.join("\n", plain.ringDdl(t, safe)).contains("CREATE TRIGGER"));
+        assertTrue(String.join("\n", plain.ddl().ring(t, safe)).contains("CREATE TRIGGER"));
     }
 
     @Test
     void galera_retries_more_often_with_the_same_backoff() throws SQLException {
         RetryPolicy d = RetryPolicy.defaults();
-        assertEquals(d, MySqlDialect.create(MySqlDialect.MARIADB, MARIADB, Map.of()).defaultRetryPolicy());
+        assertEquals(d, MySqlDialect.create(MySqlDialect.MARIADB, MARIADB, Map.of()).policy().retryPolicy());
         assertEquals(new RetryPolicy(MySqlDialect.GALERA_ATTEMPTS, d.initialBackoff(), d.maxBackoff()),
-                galera().defaultRetryPolicy());
+                galera().policy().retryPolicy());
     }
 }

@@ -1,7 +1,7 @@
 package dev.rowqueue.mysql;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.rowqueue.tck.SimpleDataSource;
+import dev.rowqueue.testkit.SimpleDataSource;
 import dev.rowqueue.tck.TckTargets;
 
 import java.sql.Connection;

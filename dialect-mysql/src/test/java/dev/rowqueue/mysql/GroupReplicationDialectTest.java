@@ -159,12 +159,12 @@ class GroupReplicationDialectTest {
     void multi_primary_retries_more_often_and_a_member_issues_schema_ddl_only_for_missing_tables()
             throws SQLException {
         RetryPolicy defaults = RetryPolicy.defaults();
-        assertEquals(defaults, plain().defaultRetryPolicy());
-        assertEquals(defaults, member("ON").defaultRetryPolicy());
+        assertEquals(defaults, plain().policy().retryPolicy());
+        assertEquals(defaults, member("ON").policy().retryPolicy());
         assertEquals(new RetryPolicy(MySqlDialect.GALERA_ATTEMPTS, defaults.initialBackoff(), defaults.maxBackoff()),
-                member("OFF").defaultRetryPolicy());
-        assertTrue(plain().reissuesExistingSchema());
-        assertFalse(member("ON").reissuesExistingSchema());
-        assertFalse(member("OFF").reissuesExistingSchema());
+                member("OFF").policy().retryPolicy());
+        assertTrue(plain().policy().reissuesExistingSchema());
+        assertFalse(member("ON").policy().reissuesExistingSchema());
+        assertFalse(member("OFF").policy().reissuesExistingSchema());
     }
 }

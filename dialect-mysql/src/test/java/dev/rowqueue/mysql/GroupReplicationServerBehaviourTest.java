@@ -84,7 +84,7 @@ class GroupReplicationServerBehaviourTest {
         try (Connection c = java.sql.DriverManager.getConnection(plain.url(""), "root", "")) {
             MySqlDialect d = dialect(c);
             assertEquals(MySqlDialect.GroupReplication.NONE, d.groupReplication());
-            assertTrue(d.reissuesExistingSchema());
+            assertTrue(d.policy().reissuesExistingSchema());
             assertEquals(SqlErrorKind.READ_ONLY, d.classify(new SQLException("super-read-only", "HY000", 1290)));
         }
     }
@@ -104,7 +104,7 @@ class GroupReplicationServerBehaviourTest {
             assertEquals(1290, refused.getErrorCode(), refused.toString());
             assertEquals(SqlErrorKind.CONNECTION, d.classify(refused));
             assertTrue(d.failedBeforeSending(refused));
-            assertEquals(8, d.defaultRetryPolicy().maxAttempts());
+            assertEquals(8, d.policy().retryPolicy().maxAttempts());
         }
     }
 
@@ -143,7 +143,7 @@ class GroupReplicationServerBehaviourTest {
         try (Connection a = gr.connect(0, DATABASE); Connection b = gr.connect(1, DATABASE)) {
             MySqlDialect d = dialect(b);
             assertEquals(MySqlDialect.GroupReplication.MULTI_PRIMARY, d.groupReplication());
-            assertEquals(MySqlDialect.GALERA_ATTEMPTS, d.defaultRetryPolicy().maxAttempts());
+            assertEquals(MySqlDialect.GALERA_ATTEMPTS, d.policy().retryPolicy().maxAttempts());
             run(a, "CREATE TABLE IF NOT EXISTS cert (id INT PRIMARY KEY, v INT) ENGINE=InnoDB");
             run(a, "INSERT INTO cert VALUES (1, 0) ON DUPLICATE KEY UPDATE v = 0");
             run(b, "SET SESSION group_replication_consistency = 'BEFORE'");
@@ -214,6 +214,110 @@ class GroupReplicationServerBehaviourTest {
         } finally {
             threads.shutdownNow();
             pools.forEach(HikariDataSource::close);
+        }
+    }
+
+    /**
+     * A keyed claim on a multi-primary group (the claim gate: every claim with a per-key limit bumps one row, so that
+     * claims on different members conflict at certification): one that finds nothing writes nothing (no GTID is
+     * added), and one that loses the race for the gate to another member's commit returns its acks and no job instead
+     * of failing, even with a single attempt (MySqlWorkStore#keyedOwn). The race is made, not waited for: right after
+     * the claim has bumped the gate on member 1, member 2 bumps it too and commits, and the claim goes on 100 ms later.
+     * Whether it then loses depends on the order the group delivers the two in (3 of 12 claims lost without the pause),
+     * so the race runs until two claims have lost it, at most 40 times, and at least one must have.
+     */
+    @Test
+    @Order(6)
+    void a_keyed_claim_that_finds_nothing_writes_nothing_and_one_that_loses_the_gate_returns_its_acks() throws Exception {
+        GroupReplicationCluster gr = cluster(GroupReplicationCluster.Mode.MULTI_PRIMARY);
+        try (HikariDataSource member1 = MySqlTargets.pool(gr.url(0, DATABASE), "root", "", null, "gr-gate-1");
+             Connection member2 = gr.connect(1, DATABASE)) {
+            GateRacer racer = new GateRacer(member1, member2);
+            try (RowQueues rq = RowQueues.builder(racer).retry(dev.rowqueue.RetryPolicy.none()).build()) {
+                WorkQueue q = rq.workQueue("gate_race", dev.rowqueue.WorkQueueOptions.defaults()
+                        .leaseDuration(java.time.Duration.ofHours(1)).maxLeasedPerKey(1)).create();
+                q.enqueue("a1", dev.rowqueue.Enqueue.key("a"));
+                q.enqueue("a2", dev.rowqueue.Enqueue.key("a"));
+                List<dev.rowqueue.Job> held = q.claim(1);
+                assertEquals(List.of("a1"), payloads(held));
+                String before = gtids(gr);
+                assertEquals(List.of(), q.claim(1), "key a has its one job leased");
+                assertEquals(before, gtids(gr), "a claim that found nothing committed a write (the gate)");
+                assertTrue(q.ack(held.get(0)));
+                List<dev.rowqueue.Job> a2 = q.claim(1);
+                assertEquals(List.of("a2"), payloads(a2));
+                assertTrue(q.ack(a2.get(0)));
+
+                int lost = 0;
+                int rounds = 0;
+                for (; rounds < 40 && lost < 2; rounds++) {
+                    String key = "k" + rounds;
+                    q.enqueue(key + "-1", dev.rowqueue.Enqueue.key(key));
+                    q.enqueue(key + "-2", dev.rowqueue.Enqueue.key(key));
+                    List<dev.rowqueue.Job> first = q.claim(1);
+                    assertEquals(List.of(key + "-1"), payloads(first));
+                    racer.arm();
+                    dev.rowqueue.Handoff h = q.ackAndClaim(first, 1); // one attempt: a lost race must not throw
+                    assertTrue(racer.fired(), "member 2 bumped the gate while the claim held it");
+                    assertEquals(List.of(), h.lost(), "the ack of " + key + "-1 stands");
+                    List<dev.rowqueue.Job> second = h.claimed();
+                    if (second.isEmpty()) {
+                        lost++;
+                        second = q.claim(1);
+                    }
+                    assertEquals(List.of(key + "-2"), payloads(second), "the key's next job, once");
+                    assertTrue(q.ack(second.get(0)));
+                }
+                System.out.printf("[GroupReplicationServerBehaviourTest] keyed claims that lost the gate to member 2:"
+                        + " %d of %d%n", lost, rounds);
+                assertTrue(lost > 0, "no claim lost the race in " + rounds + " rounds");
+            }
+        }
+    }
+
+    private static List<String> payloads(List<dev.rowqueue.Job> jobs) {
+        return jobs.stream().map(dev.rowqueue.Job::payload).toList();
+    }
+
+    private static String gtids(GroupReplicationCluster gr) throws SQLException {
+        try (Connection c = gr.connect(0, DATABASE)) {
+            return one(c, "SELECT @@global.gtid_executed");
+        }
+    }
+
+    /** Member 1's pool; once armed, right after the next gate bump there, member 2 bumps the gate and commits. */
+    private static final class GateRacer extends dev.rowqueue.tck.InterceptingDataSource {
+        private final Connection member2;
+        private volatile boolean armed;
+        private volatile boolean fired;
+
+        GateRacer(javax.sql.DataSource member1, Connection member2) {
+            super(member1);
+            this.member2 = member2;
+        }
+
+        void arm() {
+            armed = true;
+        }
+
+        boolean fired() {
+            return fired;
+        }
+
+        @Override
+        protected Object aroundStatement(String sql, java.lang.reflect.Method method, Object[] args, Call call)
+                throws Throwable {
+            Object result = call.proceed();
+            if (armed && sql != null && sql.contains("SET last_id = last_id + 1 WHERE cursor_name")) {
+                armed = false;
+                try (java.sql.PreparedStatement ps = member2.prepareStatement(sql)) {
+                    ps.setString(1, dev.rowqueue.spi.WorkTables.CLAIM_GATE);
+                    assertEquals(1, ps.executeUpdate(), "member 2 bumped the gate row");
+                }
+                Thread.sleep(100); // time for member 1 to receive member 2's commit: not needed, only more likely to lose
+                fired = true;
+            }
+            return result;
         }
     }
 }

@@ -20,7 +20,7 @@ final class GroupReplicationTargets {
      * {@code mysqld} is gone: a member that crashed (MySQL 9.7.4 did, docs/mysql.md) then fails each rule in
      * milliseconds with the crash report, instead of each connection to it waiting for the pool's timeout.
      */
-    static final class LiveMember extends dev.rowqueue.tck.SimpleDataSource {
+    static final class LiveMember extends dev.rowqueue.testkit.SimpleDataSource {
         private final javax.sql.DataSource pool;
         private final MySqlServer server;
         private final int number;

@@ -151,14 +151,14 @@ class MySqlDialectTest {
     void every_table_declares_its_indexes_so_the_schema_is_idempotent_on_mysql_too() {
         for (MySqlDialect d : List.of(dialect(mysql("8.4.3")), dialect(mariaDb("10.4.34-MariaDB")),
                 dialect(mariaDb("11.4.5-MariaDB")))) {
-            List<String> ddl = new ArrayList<>(d.catalogDdl());
+            List<String> ddl = new ArrayList<>(d.ddl().catalog());
             for (RingStrategy s : RingStrategy.values()) {
                 if (d.supports(s)) {
-                    ddl.addAll(d.ringDdl(RingTables.of("views"), RingOptions.capacity(10).strategy(s)));
+                    ddl.addAll(d.ddl().ring(RingTables.of("views"), RingOptions.capacity(10).strategy(s)));
                 }
             }
-            ddl.addAll(d.workDdl(WorkTables.of("mail")));
-            ddl.addAll(d.counterDdl(CounterTable.of("sales")));
+            ddl.addAll(d.ddl().work(WorkTables.of("mail")));
+            ddl.addAll(d.ddl().counters(CounterTable.of("sales")));
             for (String statement : ddl) {
                 assertTrue(statement.startsWith("CREATE TABLE IF NOT EXISTS ")
                         || statement.startsWith("CREATE TRIGGER IF NOT EXISTS "), d + ": " + statement);
@@ -197,7 +197,7 @@ class MySqlDialectTest {
 
     @Test
     void ring_ddl_declares_exact_keys_innodb_and_its_indexes_inside_create_table() {
-        List<String> ddl = dialect(mysql("8.4.3")).ringDdl(RingTables.of("views"), RingOptions.capacity(10));
+        List<String> ddl = dialect(mysql("8.4.3")).ddl().ring(RingTables.of("views"), RingOptions.capacity(10));
         assertEquals(2, ddl.size(), "no CREATE INDEX, which MySQL cannot make idempotent");
         String entries = ddl.get(0);
         assertTrue(entries.startsWith("CREATE TABLE IF NOT EXISTS views (grp VARCHAR(200) CHARACTER SET utf8mb4"
@@ -207,20 +207,20 @@ class MySqlDialectTest {
         assertTrue(entries.endsWith(" ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_bin"
                 + " ROW_FORMAT=DYNAMIC"), entries);
         assertTrue(ddl.get(1).startsWith("CREATE TABLE IF NOT EXISTS views_head (grp VARCHAR(200)"), ddl.get(1));
-        String old = dialect(mysql("5.7.44")).ringDdl(RingTables.of("views"), RingOptions.capacity(10)).get(1);
+        String old = dialect(mysql("5.7.44")).ddl().ring(RingTables.of("views"), RingOptions.capacity(10)).get(1);
         assertTrue(old.contains("grp VARBINARY(600) NOT NULL") && old.endsWith("COLLATE=utf8mb4_bin"), old);
     }
 
     @Test
     void work_ddl_has_an_auto_increment_id_and_the_claim_index() {
-        List<String> ddl = dialect(mariaDb("10.11.6-MariaDB")).workDdl(WorkTables.of("mail"));
+        List<String> ddl = dialect(mariaDb("10.11.6-MariaDB")).ddl().work(WorkTables.of("mail"));
         assertTrue(ddl.get(0).contains("id BIGINT NOT NULL AUTO_INCREMENT"), ddl.get(0));
         assertTrue(ddl.get(0).contains("KEY mail_due (state, prio DESC, due_ms, id)"), ddl.get(0));
         assertTrue(ddl.get(1).contains("cursor_name VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin"),
                 ddl.get(1));
         assertEquals(List.of("ALTER TABLE mail AUTO_INCREMENT = 1001"),
-                dialect(mysql("8.4.3")).restartIdentity(WorkTables.of("mail"), 1001));
-        assertEquals("DROP TABLE IF EXISTS mail", dialect(mysql("8.4.3")).dropTable("mail"));
+                dialect(mysql("8.4.3")).ddl().restartIdentity(WorkTables.of("mail"), 1001));
+        assertEquals("DROP TABLE IF EXISTS mail", dialect(mysql("8.4.3")).ddl().dropTable("mail"));
     }
 
     @Test

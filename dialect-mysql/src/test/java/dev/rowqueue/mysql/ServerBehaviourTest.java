@@ -12,7 +12,7 @@ import dev.rowqueue.SequenceExhaustedException;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.SqlErrorKind;
-import dev.rowqueue.tck.CountingDataSource;
+import dev.rowqueue.testkit.CountingDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;

@@ -62,17 +62,17 @@ class OracleEmulatedH2Test {
     void emulated_ddl_of_every_kind_strategy_and_payload_option_executes() throws SQLException {
         for (String payload : List.of("varchar2", "clob")) {
             OracleDialect d = OracleDialectTest.dialect(19, payload);
-            List<String> ddl = new ArrayList<>(d.catalogDdl());
-            ddl.addAll(d.ringDdl(RingTables.of("views"), RingOptions.capacity(5)));
-            ddl.addAll(d.ringDdl(RingTables.of("fruit"), RingOptions.capacity(5).strategy(RingStrategy.SINGLE_WRITER)));
-            ddl.addAll(d.workDdl(WorkTables.of("mail")));
-            ddl.addAll(d.counterDdl(CounterTable.of("sales")));
+            List<String> ddl = new ArrayList<>(d.ddl().catalog());
+            ddl.addAll(d.ddl().ring(RingTables.of("views"), RingOptions.capacity(5)));
+            ddl.addAll(d.ddl().ring(RingTables.of("fruit"), RingOptions.capacity(5).strategy(RingStrategy.SINGLE_WRITER)));
+            ddl.addAll(d.ddl().work(WorkTables.of("mail")));
+            ddl.addAll(d.ddl().counters(CounterTable.of("sales")));
             execute(ddl);
             try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
                     d.probe("mail", "id, payload, prio, state, due_ms, attempts, lease_token, enqueued_ms, last_error"))) {
                 assertTrue(!rs.next());
             }
-            execute(List.of(d.dropTable("views").replace(" PURGE", ""), "DROP ALL OBJECTS"));
+            execute(List.of(d.ddl().dropTable("views").replace(" PURGE", ""), "DROP ALL OBJECTS"));
         }
     }
 
@@ -81,10 +81,10 @@ class OracleEmulatedH2Test {
     void emulated_upgrade_from_version_1_executes_and_the_unique_index_takes_many_nulls() throws SQLException {
         OracleDialect d = OracleDialectTest.dialect(19, null);
         WorkTables t = WorkTables.of("mail");
-        execute(d.workDdl(t, 1));
+        execute(d.ddl().work(t, 1));
         execute(List.of("INSERT INTO mail (payload, prio, state, due_ms, attempts, enqueued_ms) VALUES ('old', 0, 0,"
                 + " 1, 0, 1)"));
-        execute(d.workUpgradeDdl(t));
+        execute(d.ddl().workUpgrade(t));
         execute(List.of("INSERT INTO mail (payload, prio, state, due_ms, attempts, enqueued_ms, job_key, unique_key,"
                 + " key_seq) VALUES ('a', 0, 0, 1, 0, 1, 'k', NULL, 1)",
                 "INSERT INTO mail (payload, prio, state, due_ms, attempts, enqueued_ms, job_key, unique_key, key_seq)"
@@ -103,7 +103,7 @@ class OracleEmulatedH2Test {
     @DisplayName("emulated (H2 MODE=Oracle): the 64-bit range checks reject 2^63, which NUMBER(19) would hold")
     void emulated_range_checks_reject_values_past_the_64_bit_range() throws SQLException {
         OracleDialect d = OracleDialectTest.dialect(19, null);
-        execute(d.counterDdl(CounterTable.of("sales")));
+        execute(d.ddl().counters(CounterTable.of("sales")));
         execute(List.of("INSERT INTO sales (counter_key, counter_value) VALUES ('max', 9223372036854775807)"));
         SQLException e = assertThrows(SQLException.class, () -> execute(List.of(
                 "INSERT INTO sales (counter_key, counter_value) VALUES ('over', 9223372036854775808)")));
@@ -114,7 +114,7 @@ class OracleEmulatedH2Test {
     @DisplayName("emulated (H2 MODE=Oracle): counter get, all and remove keep keys that differ in trailing blanks apart")
     void emulated_counter_reads() throws SQLException {
         OracleDialect d = OracleDialectTest.dialect(19, null);
-        execute(d.counterDdl(CounterTable.of("sales")));
+        execute(d.ddl().counters(CounterTable.of("sales")));
         execute(List.of("INSERT INTO sales (counter_key, counter_value) VALUES ('k', 8)",
                 "INSERT INTO sales (counter_key, counter_value) VALUES ('k ', 1)"));
         CounterStore store = d.counterStore(CounterTable.of("sales"));
@@ -129,7 +129,7 @@ class OracleEmulatedH2Test {
     @DisplayName("emulated (H2 MODE=Oracle): the claim's candidate query with FOR UPDATE SKIP LOCKED and no row limit")
     void emulated_candidate_query_locks_with_skip_locked() throws SQLException {
         OracleDialect d = OracleDialectTest.dialect(19, null);
-        execute(d.workDdl(WorkTables.of("mail")));
+        execute(d.ddl().work(WorkTables.of("mail")));
         execute(List.of("INSERT INTO mail (payload, prio, state, due_ms, attempts, enqueued_ms) VALUES ('a', 1, 0, 0, 0, 0)",
                 "INSERT INTO mail (payload, prio, state, due_ms, attempts, enqueued_ms) VALUES ('b', 5, 0, 0, 0, 0)",
                 "INSERT INTO mail (payload, prio, state, due_ms, attempts, enqueued_ms) VALUES ('', 5, 0, 0, 0, 0)"));

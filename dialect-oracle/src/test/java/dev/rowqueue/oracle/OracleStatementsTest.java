@@ -12,7 +12,7 @@ import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.SqlOp;
 import dev.rowqueue.spi.WorkStore;
 import dev.rowqueue.spi.WorkTables;
-import dev.rowqueue.tck.ScriptedConnection;
+import dev.rowqueue.testkit.ScriptedConnection;
 import org.junit.jupiter.api.Test;
 
 import java.sql.SQLException;
@@ -20,7 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 
-import static dev.rowqueue.tck.ScriptedConnection.row;
+import static dev.rowqueue.testkit.ScriptedConnection.row;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

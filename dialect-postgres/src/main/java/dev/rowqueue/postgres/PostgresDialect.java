@@ -8,6 +8,7 @@ import dev.rowqueue.spi.CounterStore;
 import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.DialectPolicy;
 import dev.rowqueue.spi.RingStore;
 import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Schema;
@@ -17,6 +18,9 @@ import dev.rowqueue.spi.StandardCounterStore;
 import dev.rowqueue.spi.WakeupSource;
 import dev.rowqueue.spi.WorkStore;
 import dev.rowqueue.spi.WorkTables;
+import dev.rowqueue.support.DdlFeatures;
+import dev.rowqueue.support.SchemaDdl;
+import dev.rowqueue.support.SqlErrors;
 
 import dev.rowqueue.support.CounterStatements;
 import dev.rowqueue.support.SqlForms;
@@ -83,6 +87,7 @@ public class PostgresDialect extends Dialect {
     private final boolean listen;
     private final boolean notify;
     private final long wakeupPollMillis;
+    private final SchemaDdl ddl = new Ddl();
 
     /**
      * @param product          a PostgreSQL server, version {@value #OLDEST_MAJOR} or later
@@ -112,17 +117,64 @@ public class PostgresDialect extends Dialect {
         return Collections.unmodifiableSet(c);
     }
 
-    private static final ColumnTypes TYPES = ColumnTypes.STANDARD.with(Schema.Type.PAYLOAD, "TEXT");
-
+    /**
+     * Every operation runs at READ COMMITTED, whatever the pool's default, single statements too. At REPEATABLE READ
+     * and SERIALIZABLE a statement that meets a row a concurrent transaction changed fails with {@code 40001} instead
+     * of waiting and reading the new row: with a pool at REPEATABLE READ, concurrent producers on one ring group see
+     * some pushes fail after all their retries (docs/postgresql.md, "Isolation"). pgjdbc answers
+     * {@code getTransactionIsolation()} with a round trip, so the core reads the level once per physical connection;
+     * at a READ COMMITTED pool an operation stays one round trip, at a stricter one it costs two more
+     * ({@code SET SESSION CHARACTERISTICS} to READ COMMITTED and back).
+     *
+     * <p>Claims: the processors of this JVM, at least 2: more claimers of one queue wait in the JVM and run together
+     * as one claim, one statement for many jobs, instead of each skipping the others' locked rows at the head of the
+     * claim index. With more consumers than cores this raises throughput, most for one job per claim; with few
+     * consumers it makes no difference. The limit pays only because waiting claims run together. Payloads are
+     * {@code TEXT}, up to {@link #MAX_PAYLOAD} characters.
+     */
     @Override
-    public int maxPayloadLength() {
-        return MAX_PAYLOAD;
+    public DialectPolicy policy() {
+        return POLICY;
     }
 
-    /** Payloads are {@code TEXT}. */
+    private static final DialectPolicy POLICY = DialectPolicy.DEFAULTS
+            .withClaimConcurrency(DialectPolicy.processorsAtLeastTwo()).withMaxPayloadLength(MAX_PAYLOAD)
+            .withEnforceReadCommitted(true).withReadCommittedStatements(true);
+
+    /**
+     * Payloads are {@code TEXT}. The jobs table's indexes are partial ({@link DdlFeatures#liveJobIndexes()}):
+     * {@code (prio DESC, due_ms, id)} over live jobs, which a claim walks in order and leaves after {@code n} rows
+     * however many jobs are dead; {@code (id)} over dead jobs; {@code (key_seq, prio DESC, id)} over live jobs for
+     * fair claims; and the key indexes over the rows that have a key, so queues without keys pay nothing for them.
+     * The safe strategy's entries have no {@code (grp, seq)} index: a push after the first lap overwrites a slot, and
+     * with {@code seq} in an index that update must write a new entry into both indexes; without it PostgreSQL
+     * updates the row in place on its page (a HOT update) and touches no index. Its reads find the newest entries
+     * through the head row instead ({@link PostgresRingStore#newestByHead}). Trigger rings add their trigger function
+     * and trigger.
+     */
     @Override
-    protected ColumnTypes columnTypes() {
-        return TYPES;
+    public SchemaDdl ddl() {
+        return ddl;
+    }
+
+    private static final DdlFeatures DDL = DdlFeatures.builder(ColumnTypes.STANDARD.with(Schema.Type.PAYLOAD, "TEXT"))
+            .payloadLength(MAX_PAYLOAD).ifNotExists(true).partialIndexes(true).liveJobIndexes(true)
+            .ringSeqIndex(false).build();
+
+    /** The standard DDL of {@link #DDL}, and a trigger ring's trigger function and trigger. */
+    private final class Ddl extends SchemaDdl {
+        Ddl() {
+            super(DDL);
+        }
+
+        @Override
+        public List<String> ring(RingTables t, RingOptions options) {
+            List<String> ddl = new ArrayList<>(super.ring(t, options));
+            if (options.strategy() == RingStrategy.TRIGGER) {
+                ddl.addAll(PostgresTriggerRingStore.ddl(PostgresDialect.this, t, options.capacity()));
+            }
+            return ddl;
+        }
     }
 
     /**
@@ -134,31 +186,6 @@ public class PostgresDialect extends Dialect {
         return FORMS;
     }
 
-    /**
-     * Every operation runs at READ COMMITTED, whatever the pool's default. At REPEATABLE READ and SERIALIZABLE a
-     * statement that meets a row a concurrent transaction changed fails with {@code 40001} instead of waiting and
-     * reading the new row: with a pool at REPEATABLE READ, concurrent producers on one ring group see some pushes fail
-     * after all their retries (docs/postgresql.md, "Isolation"). pgjdbc answers {@code getTransactionIsolation()} with
-     * a round trip, so the core reads the level once per physical connection; at a READ COMMITTED pool an operation
-     * stays one round trip, at a stricter one it costs two more ({@code SET SESSION CHARACTERISTICS} to READ COMMITTED
-     * and back).
-     */
-    @Override
-    public boolean enforceReadCommitted() {
-        return true;
-    }
-
-    /** Single statements too: see {@link #enforceReadCommitted()}. */
-    @Override
-    public boolean readCommittedStatements() {
-        return true;
-    }
-
-    @Override
-    protected boolean supportsIfNotExists() {
-        return true;
-    }
-
     /** @return whether {@code WITH ... AS MATERIALIZED} exists (12+; older servers always materialize a CTE) */
     boolean hasMaterializedCte() {
         return product.majorVersion() >= 12;
@@ -167,68 +194,6 @@ public class PostgresDialect extends Dialect {
     /** @return the trigger DDL keyword: {@code EXECUTE FUNCTION} (11+) or the older {@code EXECUTE PROCEDURE} */
     String triggerExecute() {
         return product.majorVersion() >= 11 ? "EXECUTE FUNCTION" : "EXECUTE PROCEDURE";
-    }
-
-    /**
-     * The processors of this JVM, at least 2: more claimers of one queue wait in the JVM and run together as one
-     * claim, one statement for many jobs, instead of each skipping the others' locked rows at the head of the claim
-     * index. With more consumers than cores this raises throughput, most for one job per claim; with few consumers it
-     * makes no difference. The limit pays only because waiting claims run together: alone, it lowered throughput.
-     * The figures are in docs/postgresql.md ("Ack and claim") and docs/benchmarks.md.
-     */
-    @Override
-    public int claimConcurrency() {
-        return processorsAtLeastTwo();
-    }
-
-    /**
-     * The safe strategy's entries have no {@code (grp, seq)} index: a push after the first lap overwrites a slot, and
-     * with {@code seq} in an index that update must write a new entry into both indexes; without it PostgreSQL
-     * updates the row in place on its page (a HOT update) and touches no index, which makes a push after the first lap
-     * cheaper (the figures are in docs/benchmarks.md, second round). Its reads find the newest entries through the head
-     * row instead ({@link PostgresRingStore#newestByHead}). The single-writer and trigger strategies keep the index,
-     * which their {@code MAX(seq)} needs.
-     */
-    @Override
-    protected boolean safeRingsIndexSeq() {
-        return false;
-    }
-
-    /** Trigger rings add their trigger function and trigger. */
-    @Override
-    public List<String> ringDdl(RingTables t, RingOptions options) {
-        List<String> ddl = new ArrayList<>(super.ringDdl(t, options));
-        if (options.strategy() == RingStrategy.TRIGGER) {
-            ddl.addAll(PostgresTriggerRingStore.ddl(this, t, options.capacity()));
-        }
-        return ddl;
-    }
-
-    /**
-     * Partial indexes instead of the generic ones: {@code (prio DESC, due_ms, id)} over live jobs, which a claim walks
-     * in order and leaves after {@code n} rows however many jobs are dead; {@code (id)} over dead jobs, for
-     * dead-letter listing, revival and purging; {@code (key_seq, prio DESC, id)} over live jobs for fair claims; and
-     * the key indexes over the rows that have a key ({@link #partialIndexes()}), so queues without keys pay nothing
-     * for them.
-     */
-    @Override
-    protected List<Schema.Index> workIndexes(WorkTables t) {
-        List<Schema.Index> indexes = new ArrayList<>(List.of(
-                Schema.Index.on(t.claimIndex(), false, "prio DESC", "due_ms", "id").where("state = " + WorkTables.LIVE),
-                Schema.Index.on(t.deadIndex(), false, "id").where("state = " + WorkTables.DEAD)));
-        for (Schema.Index i : Schema.keyIndexes(t)) {
-            indexes.add(i.name().equals(t.fairIndex())
-                    ? Schema.Index.on(t.fairIndex(), false, "key_seq", "prio DESC", "id").where("state = "
-                            + WorkTables.LIVE)
-                    : i);
-        }
-        return indexes;
-    }
-
-    /** Keyed indexes leave out rows without a key. */
-    @Override
-    public boolean partialIndexes() {
-        return true;
     }
 
     @Override
@@ -281,6 +246,13 @@ public class PostgresDialect extends Dialect {
         return "rowqueue_" + t.queue();
     }
 
+    @Override
+    public SqlErrors sqlErrors() {
+        return ERRORS;
+    }
+
+    private static final SqlErrors ERRORS = new Errors();
+
     /**
      * PostgreSQL's SQLStates: {@code 40001} serialization failure and {@code 40P01} deadlock (rolled back),
      * {@code 55P03} lock not available, {@code 57P01/57P02/57P03} server shut down, crashed or starting up and
@@ -288,30 +260,32 @@ public class PostgresDialect extends Dialect {
      * {@code 23505} unique violation, {@code 42P07}/{@code 42710}/{@code 42723} relation, object or function already
      * exists, {@code 42P01} undefined table, {@code 22003} numeric value out of range.
      */
-    @Override
-    protected SqlErrorKind classifyOne(SQLException e) {
-        String state = e.getSQLState() == null ? "" : e.getSQLState();
-        switch (state) {
-            case "57P01": // admin_shutdown: terminated by pg_terminate_backend or a fast shutdown
-            case "57P02": // crash_shutdown
-            case "57P03": // cannot_connect_now: the server is starting up or shutting down
-            case "53300": // too_many_connections
-                return SqlErrorKind.CONNECTION;
-            case "42710": // duplicate_object (a trigger)
-            case "42723": // duplicate_function
-                return SqlErrorKind.ALREADY_EXISTS;
-            default:
-                return super.classifyOne(e);
+    private static final class Errors extends SqlErrors {
+        @Override
+        protected SqlErrorKind classifyOne(SQLException e) {
+            String state = e.getSQLState() == null ? "" : e.getSQLState();
+            switch (state) {
+                case "57P01": // admin_shutdown: terminated by pg_terminate_backend or a fast shutdown
+                case "57P02": // crash_shutdown
+                case "57P03": // cannot_connect_now: the server is starting up or shutting down
+                case "53300": // too_many_connections
+                    return SqlErrorKind.CONNECTION;
+                case "42710": // duplicate_object (a trigger)
+                case "42723": // duplicate_function
+                    return SqlErrorKind.ALREADY_EXISTS;
+                default:
+                    return super.classifyOne(e);
+            }
         }
-    }
 
-    /**
-     * Besides the standard "not connected" states, {@code 57P03} (the server is starting up) and {@code 53300} (too
-     * many connections) are only ever raised while connecting, so the work never ran.
-     */
-    @Override
-    public boolean failedBeforeSending(SQLException e) {
-        String state = e.getSQLState() == null ? "" : e.getSQLState();
-        return super.failedBeforeSending(e) || state.equals("57P03") || state.equals("53300");
+        /**
+         * Besides the standard "not connected" states, {@code 57P03} (the server is starting up) and {@code 53300}
+         * (too many connections) are only ever raised while connecting, so the work never ran.
+         */
+        @Override
+        public boolean failedBeforeSending(SQLException e) {
+            String state = e.getSQLState() == null ? "" : e.getSQLState();
+            return super.failedBeforeSending(e) || state.equals("57P03") || state.equals("53300");
+        }
     }
 }

@@ -69,7 +69,7 @@ final class PostgresRingStore extends StandardRingStore {
 
     /**
      * The newest entries without an index on {@code seq} (this strategy's tables have none: see
-     * {@link PostgresDialect#ringDdl}): the slots of the last {@code :limit} numbers, from {@code generate_series},
+     * {@link PostgresDialect#ddl()}): the slots of the last {@code :limit} numbers, from {@code generate_series},
      * which the primary key finds directly. Reading whole rings, or the oldest entries, scans the group's rows by the
      * primary key and sorts them.
      */

@@ -62,6 +62,10 @@ final class PostgresWorkStore extends StandardWorkStore {
     private final Sql claim;
     private final Sql ackOneAndClaim;
     private final Sql ackManyAndClaim;
+    /** The claim statements of one job, with {@code LIMIT 1} written in ({@link #claimOne}). */
+    private final Sql claimOne;
+    private final Sql ackOneAndClaimOne;
+    private final Sql ackManyAndClaimOne;
     private final Sql nack;
     private final Sql release;
     private final Sql reviveOne;
@@ -126,6 +130,9 @@ final class PostgresWorkStore extends StandardWorkStore {
                 + lease + ")" + handoff);
         ackManyAndClaim = Sql.of(ackMany + ", c AS " + materialized + "(" + lock.formatted(" AND id <> ALL(CAST(:ids AS"
                 + " BIGINT[]))") + "), u AS (" + lease + ")" + handoff);
+        claimOne = claimOne(claim);
+        ackOneAndClaimOne = claimOne(ackOneAndClaim);
+        ackManyAndClaimOne = claimOne(ackManyAndClaim);
         gate = advisoryLock(tables);
         gateLock = Sql.of("SELECT pg_advisory_xact_lock(:gate)");
         String mine = " WHERE id = :id AND lease_token = :token AND " + byId.live();
@@ -473,9 +480,44 @@ final class PostgresWorkStore extends StandardWorkStore {
         });
     }
 
+    /**
+     * The claim statement of one job: {@code sql} with its row limit written in, {@code LIMIT 1} for {@code LIMIT :n}.
+     * With a bound limit PostgreSQL's plan cache finds the generic plan (estimated for an unknown share of the rows)
+     * costlier than a custom plan for the actual limit and plans the statement anew on every execution; with the limit
+     * written in, the generic plan is the custom plan, and from pgjdbc's fifth execution (a statement prepared on the
+     * server) it is planned once per session and reused (docs/postgresql.md, "Claim"). The plan is the partial claim
+     * index's walk, stopped at the first unlocked due job, also on a queue never analyzed and on one of a million dead
+     * rows and a few due jobs ({@code PostgresClaimPlanTest}, {@code PostgresClaimPlanSoakTest}). The claim after
+     * several acks binds arrays of ids and keeps custom plans; a larger batch keeps its bound limit and custom plans.
+     *
+     * @param sql a claim statement with {@code LIMIT :n}
+     * @return the statement with {@code LIMIT 1}
+     */
+    private static Sql claimOne(Sql sql) {
+        String text = sql.text();
+        if (text.indexOf("LIMIT :n") < 0 || text.indexOf("LIMIT :n") != text.lastIndexOf("LIMIT :n")) {
+            throw new IllegalStateException("not one bound row limit: " + text);
+        }
+        return Sql.of(text.replace("LIMIT :n", "LIMIT 1"));
+    }
+
     @Override
     public SqlOp<List<Job>> claim(int max, long leaseMs, long token) {
-        return SqlOp.statement(c -> claimReturning(c, claim, max, leaseMs, token));
+        if (max != 1) {
+            return SqlOp.statement(c -> claimReturning(c, claim, max, leaseMs, token));
+        }
+        return SqlOp.statement(c -> {
+            List<Claimed> claimed = new ArrayList<>();
+            try (PreparedStatement ps = claimOne.prepare(c)) {
+                dialect.bind(claimOne, ps).set("token", token).set("lease", leaseMs).done();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        claimed.add(Claimed.of(rs, dialect));
+                    }
+                }
+            }
+            return inClaimOrder(claimed);
+        });
     }
 
     /** Acks and claims in one statement: a {@code DELETE} and the claim as data-modifying CTEs. */
@@ -484,12 +526,16 @@ final class PostgresWorkStore extends StandardWorkStore {
         if (ids.length == 0) {
             return super.ackAndClaim(ids, tokens, max, leaseMs, token); // the claim alone
         }
-        Sql sql = ids.length == 1 ? ackOneAndClaim : ackManyAndClaim;
+        Sql sql = max == 1 ? (ids.length == 1 ? ackOneAndClaimOne : ackManyAndClaimOne)
+                : ids.length == 1 ? ackOneAndClaim : ackManyAndClaim;
         return SqlOp.statement(c -> {
             List<Claimed> claimed = new ArrayList<>();
             Set<Long> acked = new HashSet<>();
             try (PreparedStatement ps = sql.prepare(c)) {
-                Sql.Binder b = dialect.bind(sql, ps).setInt("n", max).set("token", token).set("lease", leaseMs);
+                Sql.Binder b = dialect.bind(sql, ps).set("token", token).set("lease", leaseMs);
+                if (max != 1) {
+                    b.setInt("n", max);
+                }
                 if (ids.length == 1) {
                     b.set("id", ids[0]).set("tok", tokens[0]);
                 } else {

@@ -14,7 +14,7 @@ import dev.rowqueue.WorkQueueOptions;
 import dev.rowqueue.Worker;
 import dev.rowqueue.WorkerListener;
 import dev.rowqueue.WorkerOptions;
-import dev.rowqueue.tck.CountingDataSource;
+import dev.rowqueue.testkit.CountingDataSource;
 
 import java.sql.Connection;
 import java.sql.ResultSet;

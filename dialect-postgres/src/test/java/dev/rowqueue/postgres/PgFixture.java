@@ -2,6 +2,9 @@ package dev.rowqueue.postgres;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.rowqueue.RowQueues;
+import dev.rowqueue.tck.TckTarget;
+import dev.rowqueue.tck.TckTargets;
+import dev.rowqueue.testkit.EmbeddedPostgresServer;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -37,6 +40,32 @@ final class PgFixture implements AutoCloseable {
      */
     static PgFixture on(EmbeddedPostgresServer server, String prefix) {
         return new PgFixture(server, prefix, 24);
+    }
+
+    /**
+     * A TCK target: a fresh database on a server, behind a pool of 24 (the concurrency contracts use 17 connections
+     * at once, a listening {@code RowQueues} one more).
+     *
+     * @param server the server
+     * @return the target
+     */
+    static TckTarget target(EmbeddedPostgresServer server) {
+        HikariDataSource pool = server.pool(server.newDatabase("tck"), 24);
+        return TckTargets.of("PostgreSQL " + server.version() + " (embedded, zonky binaries)", pool, pool::close);
+    }
+
+    /**
+     * A TCK target whose pool hands out connections at another default isolation level (HikariCP's
+     * {@code transactionIsolation}, e.g. {@code TRANSACTION_REPEATABLE_READ}).
+     *
+     * @param server    the server
+     * @param isolation the pool's level, as HikariCP names it
+     * @return the target
+     */
+    static TckTarget target(EmbeddedPostgresServer server, String isolation) {
+        HikariDataSource pool = server.pool(server.newDatabase("tck"), 24, 5_000, isolation);
+        return TckTargets.of("PostgreSQL " + server.version() + " (embedded, zonky binaries, pool at " + isolation
+                + ")", pool, pool::close);
     }
 
     /** @return a builder on the pool */

@@ -50,7 +50,7 @@ class PostgresDialectTest {
         assertTrue(dialect(12).hasMaterializedCte());
         assertEquals("EXECUTE PROCEDURE", dialect(10).triggerExecute());
         assertEquals("EXECUTE FUNCTION", dialect(11).triggerExecute());
-        String ddl10 = String.join(";", dialect(10).ringDdl(RingTables.of("r"), RingOptions.capacity(7)
+        String ddl10 = String.join(";", dialect(10).ddl().ring(RingTables.of("r"), RingOptions.capacity(7)
                 .strategy(RingStrategy.TRIGGER)));
         assertTrue(ddl10.contains("EXECUTE PROCEDURE rowqueue_ring_cap('r_head', '7')"), ddl10);
     }
@@ -120,7 +120,7 @@ class PostgresDialectTest {
 
     @Test
     void the_work_queue_ddl_has_partial_indexes_for_claims_and_dead_letters() {
-        String ddl = String.join(";\n", dialect(16).workDdl(WorkTables.of("mail")));
+        String ddl = String.join(";\n", dialect(16).ddl().work(WorkTables.of("mail")));
         assertTrue(ddl.contains("CREATE INDEX IF NOT EXISTS mail_due ON mail (prio DESC, due_ms, id) WHERE state = 0"),
                 ddl);
         assertTrue(ddl.contains("CREATE INDEX IF NOT EXISTS mail_dead ON mail (id) WHERE state = 1"), ddl);

@@ -6,7 +6,7 @@ import dev.rowqueue.RingEntry;
 import dev.rowqueue.RingQueue;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.WorkQueue;
-import dev.rowqueue.tck.CountingDataSource;
+import dev.rowqueue.testkit.CountingDataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -7,7 +7,8 @@ import dev.rowqueue.RingEntry;
 import dev.rowqueue.RingQueue;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.WorkQueue;
-import dev.rowqueue.tck.InterceptingDataSource;
+import dev.rowqueue.testkit.EmbeddedPostgresServer;
+import dev.rowqueue.testkit.InterceptingDataSource;
 import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.Method;

@@ -2,6 +2,7 @@ package dev.rowqueue.postgres;
 
 import dev.rowqueue.tck.RowQueueTck;
 import dev.rowqueue.tck.TckTarget;
+import dev.rowqueue.testkit.EmbeddedPostgresServer;
 
 /**
  * The whole kit on the newest embedded PostgreSQL with a pool whose default isolation is SERIALIZABLE: rowqueue's own
@@ -10,6 +11,7 @@ import dev.rowqueue.tck.TckTarget;
 class PostgresNewestEmbeddedSerializableTckTest extends RowQueueTck {
     @Override
     protected TckTarget target() {
-        return EmbeddedPostgresServer.shared(EmbeddedPostgresServer.NEWEST).target("TRANSACTION_SERIALIZABLE");
+        return PgFixture.target(EmbeddedPostgresServer.shared(EmbeddedPostgresServer.NEWEST),
+                "TRANSACTION_SERIALIZABLE");
     }
 }

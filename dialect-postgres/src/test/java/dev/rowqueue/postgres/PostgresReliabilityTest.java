@@ -13,6 +13,7 @@ import dev.rowqueue.TransientRowQueueException;
 import dev.rowqueue.UnknownCommitOutcomeException;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkQueueOptions;
+import dev.rowqueue.testkit.EmbeddedPostgresServer;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;

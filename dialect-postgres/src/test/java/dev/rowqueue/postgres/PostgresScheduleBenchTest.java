@@ -4,7 +4,8 @@ import dev.rowqueue.RowQueues;
 import dev.rowqueue.Schedule;
 import dev.rowqueue.ScheduleOptions;
 import dev.rowqueue.Schedules;
-import dev.rowqueue.tck.CountingDataSource;
+import dev.rowqueue.testkit.CountingDataSource;
+import dev.rowqueue.testkit.EmbeddedPostgresServer;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 

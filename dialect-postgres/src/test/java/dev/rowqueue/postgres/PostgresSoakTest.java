@@ -2,7 +2,8 @@ package dev.rowqueue.postgres;
 
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.tck.SoakRun;
-import dev.rowqueue.tck.TckTargets;
+import dev.rowqueue.testkit.DriverManagerDataSource;
+import dev.rowqueue.testkit.EmbeddedPostgresServer;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
@@ -24,7 +25,7 @@ class PostgresSoakTest {
         EmbeddedPostgresServer server = EmbeddedPostgresServer.shared(EmbeddedPostgresServer.NEWEST);
         String database = server.newDatabase("soak");
         try (var pool = server.pool(database, 40, 10_000, "TRANSACTION_REPEATABLE_READ");
-             Connection killer = new TckTargets.DriverManagerDataSource(server.url(database), "postgres", "")
+             Connection killer = new DriverManagerDataSource(server.url(database), "postgres", "")
                      .getConnection()) {
             SoakRun soak = new SoakRun(() -> RowQueues.builder(pool).build(), () -> {
                 try (Statement s = killer.createStatement()) {

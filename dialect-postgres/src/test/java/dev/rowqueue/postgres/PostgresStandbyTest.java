@@ -8,7 +8,7 @@ import dev.rowqueue.RowQueueException;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.UnknownCommitOutcomeException;
 import dev.rowqueue.WorkQueue;
-import dev.rowqueue.tck.CountingDataSource;
+import dev.rowqueue.testkit.CountingDataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;

@@ -6,8 +6,8 @@ import dev.rowqueue.Job;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkQueueOptions;
-import dev.rowqueue.tck.CountingDataSource;
-import dev.rowqueue.tck.TckTargets;
+import dev.rowqueue.testkit.CountingDataSource;
+import dev.rowqueue.testkit.DriverManagerDataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -198,7 +198,7 @@ class PostgresWakeupTest {
     @Test
     void closing_releases_the_listening_connection() throws Exception {
         String app = "rq-close-test";
-        TckTargets.DriverManagerDataSource unpooled = new TckTargets.DriverManagerDataSource(
+        DriverManagerDataSource unpooled = new DriverManagerDataSource(
                 db.server.url(db.database) + "?ApplicationName=" + app, "postgres", "");
         RowQueues own = RowQueues.builder(unpooled).build();
         own.workQueue("wake_close").claim(1, Duration.ofMillis(50));

@@ -1,5 +1,7 @@
 package dev.rowqueue.postgres;
 
+import dev.rowqueue.testkit.EmbeddedPostgresServer;
+
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.zonky.test.db.postgres.util.LinuxUtils;

@@ -7,6 +7,7 @@ import dev.rowqueue.spi.CounterStore;
 import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.DialectPolicy;
 import dev.rowqueue.spi.RingStore;
 import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Sql;
@@ -17,6 +18,9 @@ import dev.rowqueue.spi.StandardRingStore;
 import dev.rowqueue.spi.StandardWorkStore;
 import dev.rowqueue.spi.WorkStore;
 import dev.rowqueue.spi.WorkTables;
+import dev.rowqueue.support.DdlFeatures;
+import dev.rowqueue.support.SchemaDdl;
+import dev.rowqueue.support.SqlErrors;
 import dev.rowqueue.support.SqlForms;
 import org.sqlite.SQLiteConnection;
 
@@ -96,21 +100,17 @@ public class SqliteDialect extends Dialect {
      * and a claim that waits for the write lock inside SQLite sleeps in its busy handler (1, 2, 5, 10 ... 100 ms
      * steps) however soon the lock frees, while one that waits in the JVM starts when the claim before it ends and
      * runs together with the other waiting claims as one. With many claiming threads this raises throughput and
-     * shortens the slowest claims; with a few it makes no difference (docs/benchmarks.md, "SQLite").
-     */
-    @Override
-    public int claimConcurrency() {
-        return 1;
-    }
-
-    /**
+     * shortens the slowest claims; with a few it makes no difference. Payloads hold {@link #MAX_PAYLOAD} characters.
      * SQLite's transactions are serializable, and the driver accepts no other level than that and READ UNCOMMITTED
      * (it refuses READ COMMITTED): nothing to check or set.
      */
     @Override
-    public boolean enforceReadCommitted() {
-        return false;
+    public DialectPolicy policy() {
+        return POLICY;
     }
+
+    private static final DialectPolicy POLICY = DialectPolicy.DEFAULTS.withClaimConcurrency(1)
+            .withMaxPayloadLength(MAX_PAYLOAD).withEnforceReadCommitted(false);
 
     /**
      * Begins {@code IMMEDIATE}: the transaction takes the database's write lock at once, waiting for it up to the
@@ -170,48 +170,30 @@ public class SqliteDialect extends Dialect {
         }
     }
 
-    @Override
-    public int maxPayloadLength() {
-        return MAX_PAYLOAD;
-    }
-
     /**
      * Payloads are {@code TEXT}; the job id is {@code INTEGER PRIMARY KEY AUTOINCREMENT}, so that ids of deleted jobs
      * are never handed out again. AUTOINCREMENT exists only on a column declared INTEGER PRIMARY KEY (a table
      * constraint cannot carry it), so the jobs table declares no separate key; the sequence it continues lives in
-     * {@code sqlite_sequence}.
+     * {@code sqlite_sequence}, and AUTOINCREMENT continues after the greater of the largest id and its number, which
+     * a restart raises (never lowers). Keyed indexes are partial (3.8.0 and later): they leave out rows without a
+     * key. The safe strategy's entries have no {@code (grp, seq)} index: a push then writes the head row and one slot
+     * row with its primary key, and no third b-tree. Newest-first reads with a limit find their slots through the
+     * head row ({@link SqliteStatements#ring}).
      */
     @Override
-    protected ColumnTypes columnTypes() {
-        return TYPES;
+    public SchemaDdl ddl() {
+        return DDL;
     }
 
-    private static final ColumnTypes TYPES = ColumnTypes.STANDARD.with(Schema.Type.PAYLOAD, "TEXT")
-            .withIdentityKey("INTEGER PRIMARY KEY AUTOINCREMENT");
-
-    @Override
-    protected boolean supportsIfNotExists() {
-        return true;
-    }
-
-    /** AUTOINCREMENT continues after the greater of the largest id and {@code sqlite_sequence}'s number. */
-    @Override
-    public List<String> restartIdentity(WorkTables t, long nextId) {
-        String name = "'" + t.jobs() + "'"; // a validated identifier, as CREATE TABLE wrote it
-        return List.of("UPDATE sqlite_sequence SET seq = MAX(seq, " + (nextId - 1) + ") WHERE name = " + name,
-                "INSERT INTO sqlite_sequence (name, seq) SELECT " + name + ", " + (nextId - 1)
-                        + " WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = " + name + ")");
-    }
-
-    /**
-     * The safe strategy's entries have no {@code (grp, seq)} index: a push then writes the head row and one slot row
-     * with its primary key, and no third b-tree. Newest-first reads with a limit find their slots through the head
-     * row ({@link SqliteStatements#ring}).
-     */
-    @Override
-    protected boolean safeRingsIndexSeq() {
-        return false;
-    }
+    private static final String SEQUENCE_ROW = "name = '" + DdlFeatures.JOBS + "'"; // a validated identifier
+    private static final SchemaDdl DDL = new SchemaDdl(DdlFeatures.builder(ColumnTypes.STANDARD
+                    .with(Schema.Type.PAYLOAD, "TEXT").withIdentityKey("INTEGER PRIMARY KEY AUTOINCREMENT"))
+            .payloadLength(MAX_PAYLOAD).ifNotExists(true).partialIndexes(true).ringSeqIndex(false)
+            .restartIdentity(List.of(
+                    "UPDATE sqlite_sequence SET seq = MAX(seq, " + DdlFeatures.LAST + ") WHERE " + SEQUENCE_ROW,
+                    "INSERT INTO sqlite_sequence (name, seq) SELECT '" + DdlFeatures.JOBS + "', " + DdlFeatures.LAST
+                            + " WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE " + SEQUENCE_ROW + ")"))
+            .build());
 
     /** {@code LIMIT :n}; time bound from the application's clock. */
     @Override
@@ -226,12 +208,6 @@ public class SqliteDialect extends Dialect {
                 : super.ringStore(tables, options);
     }
 
-    /** SQLite has partial indexes (3.8.0 and later): keyed indexes leave out rows without a key. */
-    @Override
-    public boolean partialIndexes() {
-        return true;
-    }
-
     @Override
     public WorkStore workStore(WorkTables tables) {
         return new StandardWorkStore(this, tables, SqliteStatements.work(tables, nowMillis()));
@@ -242,32 +218,12 @@ public class SqliteDialect extends Dialect {
         return new StandardCounterStore(this, table, SqliteStatements.counters(table));
     }
 
-    /**
-     * xerial reports no SQLState: one is derived from SQLite's primary result code (the vendor code) and message, in
-     * the classes the other dialects' drivers use: {@code HYT00} for a lock wait that timed out, {@code 23505} for a
-     * duplicate key, {@code 42S02} for a missing table, ..., {@code HY000} (general error) for the rest.
-     */
     @Override
-    public String sqlState(SQLException e) {
-        if (e.getSQLState() != null) {
-            return e.getSQLState();
-        }
-        String message = e.getMessage() == null ? "" : e.getMessage();
-        return switch (e.getErrorCode()) {
-            case 5, 6 -> "HYT00"; // SQLITE_BUSY, SQLITE_LOCKED
-            case 8 -> "25006"; // SQLITE_READONLY
-            case 9 -> "57014"; // SQLITE_INTERRUPT
-            case 13 -> "53100"; // SQLITE_FULL
-            case 19 -> message.contains("UNIQUE constraint failed") ? "23505" // SQLITE_CONSTRAINT
-                    : message.contains("NOT NULL constraint failed") ? "23502"
-                    : message.contains("CHECK constraint failed") ? "23514" : "23000";
-            default -> switch (classifyOne(e)) {
-                case UNDEFINED_TABLE -> "42S02";
-                case ALREADY_EXISTS -> "42S01";
-                default -> "HY000";
-            };
-        };
+    public SqlErrors sqlErrors() {
+        return ERRORS;
     }
+
+    private static final SqlErrors ERRORS = new Errors();
 
     /**
      * SQLite's result codes, as xerial reports them: the primary code as the vendor code, no SQLState.
@@ -275,22 +231,53 @@ public class SqliteDialect extends Dialect {
      * out; an {@code SQLITE_CONSTRAINT} (19) on a primary key or unique index ("UNIQUE constraint failed") is a
      * duplicate key; a missing or existing table is an {@code SQLITE_ERROR} (1) told by its message.
      */
-    @Override
-    protected SqlErrorKind classifyOne(SQLException e) {
-        String message = e.getMessage() == null ? "" : e.getMessage();
-        switch (e.getErrorCode()) {
-            case 5:
-            case 6:
-                return SqlErrorKind.LOCK_TIMEOUT;
-            case 19:
-                return message.contains("UNIQUE constraint failed") ? SqlErrorKind.DUPLICATE_KEY : super.classifyOne(e);
-            case 1:
-                if (message.contains("no such table")) {
-                    return SqlErrorKind.UNDEFINED_TABLE;
-                }
-                return message.contains("already exists") ? SqlErrorKind.ALREADY_EXISTS : super.classifyOne(e);
-            default:
-                return super.classifyOne(e);
+    private static final class Errors extends SqlErrors {
+
+        /**
+         * xerial reports no SQLState: one is derived from SQLite's primary result code (the vendor code) and message,
+         * in the classes the other dialects' drivers use: {@code HYT00} for a lock wait that timed out, {@code 23505}
+         * for a duplicate key, {@code 42S02} for a missing table, ..., {@code HY000} (general error) for the rest.
+         */
+        @Override
+        public String sqlState(SQLException e) {
+            if (e.getSQLState() != null) {
+                return e.getSQLState();
+            }
+            String message = e.getMessage() == null ? "" : e.getMessage();
+            return switch (e.getErrorCode()) {
+                case 5, 6 -> "HYT00"; // SQLITE_BUSY, SQLITE_LOCKED
+                case 8 -> "25006"; // SQLITE_READONLY
+                case 9 -> "57014"; // SQLITE_INTERRUPT
+                case 13 -> "53100"; // SQLITE_FULL
+                case 19 -> message.contains("UNIQUE constraint failed") ? "23505" // SQLITE_CONSTRAINT
+                        : message.contains("NOT NULL constraint failed") ? "23502"
+                        : message.contains("CHECK constraint failed") ? "23514" : "23000";
+                default -> switch (classifyOne(e)) {
+                    case UNDEFINED_TABLE -> "42S02";
+                    case ALREADY_EXISTS -> "42S01";
+                    default -> "HY000";
+                };
+            };
+        }
+
+        @Override
+        protected SqlErrorKind classifyOne(SQLException e) {
+            String message = e.getMessage() == null ? "" : e.getMessage();
+            switch (e.getErrorCode()) {
+                case 5:
+                case 6:
+                    return SqlErrorKind.LOCK_TIMEOUT;
+                case 19:
+                    return message.contains("UNIQUE constraint failed") ? SqlErrorKind.DUPLICATE_KEY
+                            : super.classifyOne(e);
+                case 1:
+                    if (message.contains("no such table")) {
+                        return SqlErrorKind.UNDEFINED_TABLE;
+                    }
+                    return message.contains("already exists") ? SqlErrorKind.ALREADY_EXISTS : super.classifyOne(e);
+                default:
+                    return super.classifyOne(e);
+            }
         }
     }
 }

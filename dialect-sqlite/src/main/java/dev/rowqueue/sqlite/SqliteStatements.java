@@ -40,7 +40,7 @@ final class SqliteStatements {
      * {@link Long#MAX_VALUE}, the bump's guard leaves the head row alone and returns nothing, and the portable path
      * reports the exhausted sequence. Newest-first reads count the last {@code :limit} numbers down from the head
      * row's with a recursive common table expression: a primary-key lookup per slot (these rings have no
-     * {@code (grp, seq)} index, {@link SqliteDialect#safeRingsIndexSeq}).
+     * {@code (grp, seq)} index, {@link SqliteDialect#ddl()}).
      */
     static RingStatements ring(RingTables t, String now) {
         String last = "(SELECT last_seq FROM " + t.heads() + " WHERE grp = :grp)";

@@ -66,7 +66,7 @@ class SqliteDialectTest {
         WorkTables t = WorkTables.of("jobs");
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("ids.db"));
              Statement s = c.createStatement()) {
-            for (String ddl : dialect.workDdl(t)) {
+            for (String ddl : dialect.ddl().work(t)) {
                 s.execute(ddl);
             }
             String insert = "INSERT INTO jobs (payload, prio, state, due_ms, attempts, enqueued_ms)"
@@ -76,12 +76,12 @@ class SqliteDialectTest {
             s.execute("DELETE FROM jobs WHERE id = 2");
             s.execute(insert);
             assertEquals(3, maxId(s), "AUTOINCREMENT: the deleted newest id 2 is not reused");
-            for (String sql : dialect.restartIdentity(t, 100)) {
+            for (String sql : dialect.ddl().restartIdentity(t, 100)) {
                 s.execute(sql);
             }
             s.execute(insert);
             assertEquals(100, maxId(s));
-            for (String sql : dialect.restartIdentity(t, 50)) { // never backwards
+            for (String sql : dialect.ddl().restartIdentity(t, 50)) { // never backwards
                 s.execute(sql);
             }
             s.execute(insert);

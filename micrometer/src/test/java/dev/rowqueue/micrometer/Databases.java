@@ -1,26 +1,19 @@
 package dev.rowqueue.micrometer;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import dev.rowqueue.testkit.EmbeddedPostgresServer;
 import org.h2.jdbcx.JdbcDataSource;
 
 import javax.sql.DataSource;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
-import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** The databases the tests run on: H2 in memory, and one embedded PostgreSQL server per test JVM. */
+/** The databases the tests run on: H2 in memory, and the testkit's embedded PostgreSQL server. */
 final class Databases {
     private static final AtomicInteger NAMES = new AtomicInteger();
-    private static EmbeddedPostgres postgres;
 
     private Databases() {
     }
@@ -33,34 +26,13 @@ final class Databases {
     }
 
     /**
-     * A fresh database on the JVM's embedded PostgreSQL (the newest binaries the build pins; as root zonky runs the
-     * server in a user namespace), listening on loopback only.
+     * A fresh database on the JVM's embedded PostgreSQL (the testkit's fixture, the newest binaries the build pins).
      *
-     * @return a pool on it; close it after
+     * @return a pool of 12 on it; close it after
      */
-    static synchronized HikariDataSource postgres() {
-        try {
-            if (postgres == null) {
-                postgres = EmbeddedPostgres.builder()
-                        .setServerConfig("listen_addresses", "127.0.0.1")
-                        .setServerConfig("max_connections", "100")
-                        .start();
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start embedded PostgreSQL", e);
-        }
-        String database = "metrics_" + NAMES.incrementAndGet();
-        try (Connection c = postgres.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE DATABASE " + database);
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot create database " + database, e);
-        }
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(postgres.getJdbcUrl("postgres", database));
-        config.setMaximumPoolSize(12);
-        config.setMinimumIdle(0);
-        config.setPoolName("metrics-" + database);
-        return new HikariDataSource(config);
+    static HikariDataSource postgres() {
+        EmbeddedPostgresServer server = EmbeddedPostgresServer.shared();
+        return server.pool(server.newDatabase("metrics"), 12);
     }
 
     /** A data source that refuses connections while {@link #down} is set. */

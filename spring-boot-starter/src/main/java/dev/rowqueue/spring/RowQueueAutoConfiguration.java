@@ -59,6 +59,7 @@ public class RowQueueAutoConfiguration {
                                ObjectProvider<RowQueuesBuilderCustomizer> customizers) {
         RowQueues.Builder b = RowQueues.builder(unwrap(dataSource))
                 .createSchema(properties.isCreateSchema())
+                .recordActivity(properties.isRecordActivity())
                 .pollInterval(properties.getPollInterval());
         if (properties.getClaimConcurrency() != null) {
             b.claimConcurrency(properties.getClaimConcurrency());

@@ -40,6 +40,12 @@ public class RowQueueProperties {
      */
     private boolean createSchema = true;
 
+    /**
+     * Whether this instance counts what its work queues do per minute for WorkQueue#activity() (written once a
+     * minute, all queues in one statement). Off: this instance writes nothing, and activity() shows what others wrote.
+     */
+    private boolean recordActivity = true;
+
     /** At most this many claims of one work queue run at once through this instance. Unset: the dialect's. */
     private Integer claimConcurrency;
 
@@ -214,6 +220,14 @@ public class RowQueueProperties {
 
     public void setCreateSchema(boolean createSchema) {
         this.createSchema = createSchema;
+    }
+
+    public boolean isRecordActivity() {
+        return recordActivity;
+    }
+
+    public void setRecordActivity(boolean recordActivity) {
+        this.recordActivity = recordActivity;
     }
 
     public Integer getClaimConcurrency() {

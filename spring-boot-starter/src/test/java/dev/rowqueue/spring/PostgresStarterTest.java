@@ -1,5 +1,6 @@
 package dev.rowqueue.spring;
 
+import dev.rowqueue.testkit.EmbeddedPostgresServer;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -8,7 +9,7 @@ class PostgresStarterTest extends StarterContract {
 
     @DynamicPropertySource
     static void dataSource(DynamicPropertyRegistry registry) {
-        String url = EmbeddedPg.newDatabase("starter");
+        String url = newDatabase("starter");
         registry.add("spring.datasource.url", () -> url);
         registry.add("spring.datasource.username", () -> "postgres");
         registry.add("spring.datasource.password", () -> "");
@@ -16,7 +17,13 @@ class PostgresStarterTest extends StarterContract {
 
     @Override
     String newDatabaseUrl(String name) {
-        return EmbeddedPg.newDatabase(name);
+        return newDatabase(name);
+    }
+
+    /** @return the URL of a new, empty database on the JVM's embedded server (user postgres, no password) */
+    private static String newDatabase(String prefix) {
+        EmbeddedPostgresServer server = EmbeddedPostgresServer.shared();
+        return server.url(server.newDatabase(prefix));
     }
 
     @Override

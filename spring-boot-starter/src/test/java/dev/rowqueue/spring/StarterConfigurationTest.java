@@ -6,6 +6,7 @@ import dev.rowqueue.RetryPolicy;
 import dev.rowqueue.RingQueue;
 import dev.rowqueue.RingStrategy;
 import dev.rowqueue.RowQueues;
+import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkQueueOptions;
 import dev.rowqueue.WorkerListener;
 import dev.rowqueue.WorkerOptions;
@@ -129,6 +130,24 @@ class StarterConfigurationTest {
         retry.setMaxAttempts(2);
         assertThat(retry.toPolicy()).isEqualTo(new RetryPolicy(2, RetryPolicy.defaults().initialBackoff(),
                 RetryPolicy.defaults().maxBackoff()));
+    }
+
+    @Test
+    void record_activity_false_writes_no_activity_and_the_default_does() {
+        for (boolean record : new boolean[] {true, false}) {
+            String url = "jdbc:h2:mem:activity_" + DATABASES.incrementAndGet() + ";DB_CLOSE_DELAY=-1";
+            runner.withPropertyValues("spring.datasource.url=" + url)
+                    .withPropertyValues(record ? new String[0] : new String[] {"rowqueue.record-activity=false"})
+                    .run(ctx -> {
+                        WorkQueue q = ctx.getBean(RowQueues.class).workQueue("counted").create();
+                        q.enqueue("one");
+                        q.enqueue("two");
+                    }); // closing the context closes RowQueues, which writes what it counted
+            try (RowQueues reader = RowQueues.builder(new DriverManagerDataSource(url, "sa", "")).recordActivity(false).build()) {
+                assertThat(reader.workQueue("counted").activity().totalEnqueued())
+                        .as("rowqueue.record-activity " + record).isEqualTo(record ? 2 : 0);
+            }
+        }
     }
 
     @Test
@@ -284,7 +303,7 @@ class StarterConfigurationTest {
         try (InputStream in = new ClassPathResource("META-INF/spring-configuration-metadata.json").getInputStream()) {
             json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
-        for (String name : List.of("rowqueue.enabled", "rowqueue.create-schema", "rowqueue.claim-concurrency",
+        for (String name : List.of("rowqueue.enabled", "rowqueue.create-schema", "rowqueue.record-activity", "rowqueue.claim-concurrency",
                 "rowqueue.poll-interval", "rowqueue.max-payload-length", "rowqueue.dialect",
                 "rowqueue.dialect-options", "rowqueue.retry.max-attempts", "rowqueue.transactions.join",
                 "rowqueue.work-queues", "rowqueue.rings", "rowqueue.workers.auto-startup",

@@ -67,7 +67,8 @@ public abstract class ConcurrencyContract extends Contract {
             start.countDown();
             long deadline = System.nanoTime() + LIVENESS.toNanos();
             for (Future<?> f : futures) {
-                f.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                StuckStatements.await(f, Duration.ofNanos(deadline - System.nanoTime()),
+                        threads + " threads of this rule");
             }
         } finally {
             pool.shutdownNow();
@@ -343,7 +344,7 @@ public abstract class ConcurrencyContract extends Contract {
                     }
                 }
             }
-            fail("consumers did not drain the queue within " + LIVENESS);
+            fail("consumers did not drain the queue within " + LIVENESS + ". " + StuckStatements.describe());
         });
         long dead = q.deadLetters(1000).size();
         assertTrue(acks.values().stream().allMatch(n -> n == 1), "no job was acked twice");

@@ -1,5 +1,6 @@
 package dev.rowqueue.tck;
 
+import dev.rowqueue.testkit.DriverManagerDataSource;
 import javax.sql.DataSource;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -120,33 +121,10 @@ public final class ConfiguredTarget implements TckTarget {
      * A JDBC URL without its parameters and user information (either may hold a password), for reports and logs.
      *
      * @param url a JDBC URL
-     * @return the URL up to its first {@code ?} or {@code ;} (or DB2's {@code :} after the database name), without
-     *         {@code user:password@} after {@code //} and without Oracle's {@code user/password} before {@code @}
+     * @return as {@link DriverManagerDataSource#displayUrl(String)}
      */
     public static String displayUrl(String url) {
-        String shown = url;
-        int slashes = shown.indexOf("//");
-        if (slashes >= 0) {
-            int path = shown.indexOf('/', slashes + 2);
-            int colonAfterPath = path < 0 ? -1 : shown.indexOf(':', path);
-            if (colonAfterPath >= 0) {
-                shown = shown.substring(0, colonAfterPath);
-            }
-        }
-        for (char c : new char[] {'?', ';'}) {
-            int i = shown.indexOf(c);
-            if (i >= 0) {
-                shown = shown.substring(0, i);
-            }
-        }
-        int at = shown.lastIndexOf('@');
-        if (slashes >= 0 && at > slashes) {
-            shown = shown.substring(0, slashes + 2) + shown.substring(at + 1);
-        } else if (at >= 0) {
-            int colon = shown.lastIndexOf(':', at);
-            shown = shown.substring(0, colon + 1) + shown.substring(at);
-        }
-        return shown;
+        return DriverManagerDataSource.displayUrl(url);
     }
 
     @Override

@@ -309,8 +309,8 @@ public abstract class JobContract extends Contract {
                     start.await(30, TimeUnit.SECONDS);
                     return q.claim(1);
                 });
-                CancelOutcome outcome = cancel.get(60, TimeUnit.SECONDS);
-                List<Job> got = claim.get(60, TimeUnit.SECONDS);
+                CancelOutcome outcome = StuckStatements.await(cancel, Duration.ofSeconds(60), "the cancel");
+                List<Job> got = StuckStatements.await(claim, Duration.ofSeconds(60), "the claim");
                 if (outcome == CancelOutcome.CANCELLED) {
                     cancelled++;
                     assertTrue(got.isEmpty(), "round " + round + ": cancelled and claimed");

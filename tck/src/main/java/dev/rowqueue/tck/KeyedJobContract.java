@@ -606,7 +606,7 @@ public abstract class KeyedJobContract extends Contract {
         rq().workQueue(newName()); // the catalog exists
         Dialect dialect = env().jdbc(c -> DialectProviders.named(env().database().dialect())
                 .create(DatabaseProduct.of(c.getMetaData()), env().target().dialectOptions(), c));
-        for (String ddl : dialect.workDdl(t, 1)) {
+        for (String ddl : dialect.ddl().work(t, 1)) {
             env().execute(ddl);
         }
         long now = System.currentTimeMillis();

@@ -10,6 +10,8 @@ import dev.rowqueue.ScheduleOptions;
 import dev.rowqueue.Schedules;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkQueueOptions;
+import dev.rowqueue.testkit.FaultyDataSource;
+import dev.rowqueue.testkit.InterceptingDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -131,22 +133,20 @@ public abstract class ScheduleContract extends Contract {
         return defs().get(name).orElseThrow().revision();
     }
 
-    // ---------------------------------------------------------------- one job per slot
+    /** Defines a schedule every {@code periodMs} whose jobs carry their slot (payload {slot_ms}). */
+    private ScheduleInfo slotsEvery(String name, WorkQueue q, long periodMs, MissedSlots missed) {
+        return defs().define(name, Schedule.every(Duration.ofMillis(periodMs)),
+                ScheduleOptions.queue(q.name()).payload("{slot_ms}").missed(missed));
+    }
 
-    @Test
-    void four_schedulers_fire_exactly_one_job_per_slot_over_30_slots() {
-        WorkQueue q = newQueue();
-        String name = scheduleName();
-        long period = 150;
-        ScheduleInfo info = defs().define(name, Schedule.every(Duration.ofMillis(period)),
-                ScheduleOptions.queue(q.name()).payload("{slot_ms}").missed(MissedSlots.each(1000)));
-        long first = info.nextFire().toEpochMilli();
-        for (int i = 0; i < 4; i++) {
-            scheduler(env().builder(), Duration.ofMillis(20 + 7 * i));
-        }
-        long last = first + 29 * period;
-        await("30 slots fired", () -> defs().get(name).orElseThrow().nextFire().toEpochMilli() > last);
+    /** Waits until the schedule's next slot is after {@code slotMs}, then stops every scheduler node. */
+    private void awaitSlotFiredThenStop(String what, String name, long slotMs) {
+        await(what, () -> defs().get(name).orElseThrow().nextFire().toEpochMilli() > slotMs);
         started.forEach(RowQueues::close);
+    }
+
+    /** @return the queue's jobs by slot, after checking that no slot has more than one */
+    private static TreeMap<Long, Integer> oneJobPerSlot(WorkQueue q) {
         TreeMap<Long, Integer> slots = slots(q);
         Map<Long, Integer> twice = new HashMap<>();
         slots.forEach((slot, n) -> {
@@ -155,6 +155,24 @@ public abstract class ScheduleContract extends Contract {
             }
         });
         assertEquals(Map.of(), twice, "slots with more than one job");
+        return slots;
+    }
+
+    // ---------------------------------------------------------------- one job per slot
+
+    @Test
+    void four_schedulers_fire_exactly_one_job_per_slot_over_30_slots() {
+        WorkQueue q = newQueue();
+        String name = scheduleName();
+        long period = 150;
+        ScheduleInfo info = slotsEvery(name, q, period, MissedSlots.each(1000));
+        long first = info.nextFire().toEpochMilli();
+        for (int i = 0; i < 4; i++) {
+            scheduler(env().builder(), Duration.ofMillis(20 + 7 * i));
+        }
+        long last = first + 29 * period;
+        awaitSlotFiredThenStop("30 slots fired", name, last);
+        TreeMap<Long, Integer> slots = oneJobPerSlot(q);
         for (long s = first; s <= last; s += period) {
             assertEquals(1, slots.getOrDefault(s, 0), "slot " + Instant.ofEpochMilli(s) + " has one job: " + slots);
         }
@@ -194,8 +212,7 @@ public abstract class ScheduleContract extends Contract {
         WorkQueue q = newQueue();
         String name = scheduleName();
         long period = 300;
-        ScheduleInfo info = defs().define(name, Schedule.every(Duration.ofMillis(period)),
-                ScheduleOptions.queue(q.name()).payload("{slot_ms}").missed(MissedSlots.each(100)));
+        ScheduleInfo info = slotsEvery(name, q, period, MissedSlots.each(100));
         long slot = info.nextFire().toEpochMilli();
         Killer killer = new Killer(env().rawDataSource());
         RowQueues doomed = scheduler(builderOn(killer), Duration.ofMillis(10));
@@ -203,19 +220,15 @@ public abstract class ScheduleContract extends Contract {
         doomed.close();
         assertEquals(info.revision(), revision(name), "the dead node's fire was rolled back");
         scheduler(env().builder(), Duration.ofMillis(20));
-        await("the slot fired by another node", () -> defs().get(name).orElseThrow().nextFire().toEpochMilli() > slot);
-        started.forEach(RowQueues::close);
-        TreeMap<Long, Integer> slots = slots(q);
-        assertEquals(1, slots.get(slot), "the killed node's slot has exactly one job: " + slots);
-        slots.values().forEach(n -> assertEquals(1, n, "one job per slot: " + slots));
+        awaitSlotFiredThenStop("the slot fired by another node", name, slot);
+        assertEquals(1, oneJobPerSlot(q).get(slot), "the killed node's slot has exactly one job");
     }
 
     @Test
     void a_scheduler_that_dies_after_its_commit_is_not_followed_by_a_second_job_for_the_slot() {
         WorkQueue q = newQueue();
         String name = scheduleName();
-        ScheduleInfo info = defs().define(name, Schedule.every(Duration.ofMillis(300)),
-                ScheduleOptions.queue(q.name()).payload("{slot_ms}").missed(MissedSlots.each(100)));
+        ScheduleInfo info = slotsEvery(name, q, 300, MissedSlots.each(100));
         long slot = info.nextFire().toEpochMilli();
         FaultyDataSource faulty = new FaultyDataSource(env().rawDataSource());
         faulty.arm(FaultyDataSource.Point.COMMIT, 1, true,
@@ -224,11 +237,8 @@ public abstract class ScheduleContract extends Contract {
         await("the node dies after its commit", () -> faulty.fired() > 0);
         doomed.close();
         scheduler(env().builder(), Duration.ofMillis(20));
-        await("a later slot fired", () -> defs().get(name).orElseThrow().nextFire().toEpochMilli() > slot + 300);
-        started.forEach(RowQueues::close);
-        TreeMap<Long, Integer> slots = slots(q);
-        assertEquals(1, slots.get(slot), "the slot has exactly one job: " + slots);
-        slots.values().forEach(n -> assertEquals(1, n, "one job per slot: " + slots));
+        awaitSlotFiredThenStop("a later slot fired", name, slot + 300);
+        assertEquals(1, oneJobPerSlot(q).get(slot), "the slot has exactly one job");
     }
 
     // ---------------------------------------------------------------- missed slots, pause
@@ -334,6 +344,29 @@ public abstract class ScheduleContract extends Contract {
         assertTrue(defs().get(name).isEmpty());
         assertThrows(NoSuchElementException.class, () -> defs().triggerNow(name));
         assertThrows(NoSuchElementException.class, () -> defs().next(name, 3));
+    }
+
+    @Test
+    void a_stored_definition_this_version_cannot_read_is_named_left_out_of_the_list_and_repaired_by_replace() {
+        WorkQueue q = newQueue();
+        String bad = scheduleName();
+        String good = scheduleName();
+        defs().define(bad, "@daily", ScheduleOptions.queue(q.name()));
+        defs().define(good, "@hourly", ScheduleOptions.queue(q.name()));
+        // as a newer version, or a hand edit, may leave it (the name is validated, so it can be spelt into the SQL)
+        env().execute("UPDATE " + dev.rowqueue.spi.Schema.SCHEDULES_TABLE + " SET spec = 'every:fortnight'"
+                + " WHERE schedule_name = '" + bad + "'");
+
+        List<String> listed = defs().list().stream().map(ScheduleInfo::name).toList();
+        assertTrue(listed.contains(good), "the readable schedule is still listed: " + listed);
+        assertFalse(listed.contains(bad), "the unreadable one is left out: " + listed);
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> defs().get(bad));
+        assertTrue(e.getMessage().contains(bad) && e.getMessage().contains("every:fortnight"), e.getMessage());
+
+        ScheduleInfo repaired = defs().replace(bad, "@weekly", ScheduleOptions.queue(q.name()));
+        assertEquals(Schedule.parse("cron:@weekly"), repaired.schedule());
+        assertTrue(defs().list().stream().anyMatch(s -> s.name().equals(bad)));
+        assertTrue(defs().delete(bad));
     }
 
     // ---------------------------------------------------------------- definitions

@@ -19,7 +19,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -176,7 +175,7 @@ public abstract class SchemaContract extends Contract {
             start.countDown();
             List<Long> values = new ArrayList<>();
             for (Future<Long> f : results) {
-                values.add(f.get(WorkQueueContract.PATIENCE.toSeconds() * 4, TimeUnit.SECONDS));
+                values.add(StuckStatements.await(f, WorkQueueContract.PATIENCE.multipliedBy(4), "8 nodes starting at once"));
             }
             values.sort(Long::compare);
             assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L), values);

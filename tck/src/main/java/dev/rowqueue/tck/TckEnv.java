@@ -3,6 +3,8 @@ package dev.rowqueue.tck;
 import dev.rowqueue.Capability;
 import dev.rowqueue.DatabaseInfo;
 import dev.rowqueue.RowQueues;
+import dev.rowqueue.testkit.CountingDataSource;
+import dev.rowqueue.testkit.FaultyDataSource;
 import org.junit.jupiter.api.Assumptions;
 
 import javax.sql.DataSource;
@@ -34,7 +36,7 @@ public final class TckEnv {
     public TckEnv(TckTarget target) {
         this.target = target;
         this.raw = target.dataSource();
-        this.counting = new CountingDataSource(raw);
+        this.counting = new CountingDataSource(StuckStatements.track(raw)); // a timeout names what is stuck
         this.faults = new FaultyDataSource(counting);
         this.rq = builder().build();
     }

@@ -1,5 +1,6 @@
 package dev.rowqueue.tck;
 
+import dev.rowqueue.testkit.DriverManagerDataSource;
 import org.junit.jupiter.api.Assumptions;
 
 import javax.sql.DataSource;
@@ -191,59 +192,6 @@ public final class TckTargets {
         @Override
         public void close() throws Exception {
             onClose.close();
-        }
-    }
-
-    /** A minimal data source over {@link DriverManager}. */
-    public static final class DriverManagerDataSource extends SimpleDataSource {
-        private final String url;
-        private final String user;
-        private final String password;
-
-        /**
-         * @param url      the JDBC URL
-         * @param user     the user, or {@code null}
-         * @param password the password, or {@code null}
-         */
-        public DriverManagerDataSource(String url, String user, String password) {
-            this.url = url;
-            this.user = user;
-            this.password = password;
-        }
-
-        @Override
-        public Connection getConnection() throws SQLException {
-            return user == null ? DriverManager.getConnection(url) : DriverManager.getConnection(url, user, password);
-        }
-
-        @Override
-        public Connection getConnection(String u, String p) throws SQLException {
-            return DriverManager.getConnection(url, u, p);
-        }
-
-        @Override
-        public PrintWriter getLogWriter() {
-            return DriverManager.getLogWriter();
-        }
-
-        @Override
-        public void setLogWriter(PrintWriter out) {
-            DriverManager.setLogWriter(out);
-        }
-
-        @Override
-        public void setLoginTimeout(int seconds) {
-            DriverManager.setLoginTimeout(seconds);
-        }
-
-        @Override
-        public int getLoginTimeout() {
-            return DriverManager.getLoginTimeout();
-        }
-
-        @Override
-        public String toString() {
-            return "DriverManagerDataSource[" + url + "]";
         }
     }
 }

@@ -367,7 +367,7 @@ public abstract class WorkQueueContract extends Contract {
         CompletableFuture<List<Job>> waiting = CompletableFuture.supplyAsync(() -> q.claim(1, PATIENCE));
         TimeUnit.MILLISECONDS.sleep(300);
         q.enqueue("arrived");
-        List<Job> jobs = waiting.get(PATIENCE.toSeconds() * 2, TimeUnit.SECONDS);
+        List<Job> jobs = StuckStatements.await(waiting, PATIENCE.multipliedBy(2), "the blocking claim");
         assertEquals(List.of("arrived"), payloads(jobs));
     }
 

@@ -36,7 +36,7 @@ public abstract class WorkerContract extends Contract {
         long deadline = System.nanoTime() + LIVENESS.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
-                fail("not within " + LIVENESS + ": " + what);
+                fail("not within " + LIVENESS + ": " + what + ". " + StuckStatements.describe());
             }
             TimeUnit.MILLISECONDS.sleep(20);
         }

@@ -10,6 +10,7 @@ import dev.rowqueue.WorkQueueOptions;
 import dev.rowqueue.Worker;
 import dev.rowqueue.WorkerOptions;
 import dev.rowqueue.spi.WorkTables;
+import dev.rowqueue.testkit.DriverManagerDataSource;
 
 import javax.sql.DataSource;
 import java.io.IOException;
@@ -461,7 +462,7 @@ public final class WorkerCrashScenario {
          * @throws Exception on failure (a non-zero exit the parent reports)
          */
         public static void main(String[] args) throws Exception {
-            DataSource ds = new TckTargets.DriverManagerDataSource(args[0], args.length > 2 ? args[2] : null,
+            DataSource ds = new DriverManagerDataSource(args[0], args.length > 2 ? args[2] : null,
                     args.length > 3 ? args[3] : null);
             RowQueues rq = RowQueues.builder(ds).build();
             Recorder recorder = new Recorder(ds, executionsTable(args[1]), CHILD);

@@ -1,5 +1,7 @@
 package dev.rowqueue.tck;
 
+import dev.rowqueue.testkit.DriverManagerDataSource;
+import dev.rowqueue.testkit.SimpleDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,7 +54,7 @@ class DatabaseHoldTest {
 
     @Test
     void the_hold_keeps_an_in_memory_database_alive_until_it_is_closed() throws Exception {
-        DataSource ds = new TckTargets.DriverManagerDataSource("jdbc:h2:mem:hold_alive", "sa", "");
+        DataSource ds = new DriverManagerDataSource("jdbc:h2:mem:hold_alive", "sa", "");
         try (DatabaseHold hold = DatabaseHold.open(ds)) {
             try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
                 s.execute("CREATE TABLE kept (id INT)");

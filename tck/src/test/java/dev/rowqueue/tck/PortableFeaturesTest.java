@@ -3,6 +3,7 @@ package dev.rowqueue.tck;
 import dev.rowqueue.spi.PortableFeatures;
 import dev.rowqueue.spi.PortableFeatures.KeyForm;
 import dev.rowqueue.spi.PortableFeatures.Limit;
+import dev.rowqueue.testkit.SimpleDataSource;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;

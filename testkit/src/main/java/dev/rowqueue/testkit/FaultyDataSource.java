@@ -1,4 +1,4 @@
-package dev.rowqueue.tck;
+package dev.rowqueue.testkit;
 
 import javax.sql.DataSource;
 import java.lang.reflect.Method;

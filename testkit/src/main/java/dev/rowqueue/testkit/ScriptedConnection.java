@@ -1,4 +1,4 @@
-package dev.rowqueue.tck;
+package dev.rowqueue.testkit;
 
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;

@@ -1,0 +1,98 @@
+package dev.rowqueue.internal;
+
+import dev.rowqueue.Job;
+import dev.rowqueue.WorkerListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A worker's finished jobs whose acks ride on its next claim ({@code ackAndClaim}), guarded by the worker's lock; acked
+ * on their own when no claim follows (paused, closing, or a prefetch that shrank).
+ */
+final class AckBatch {
+    private static final Logger log = LoggerFactory.getLogger(DefaultWorker.class);
+
+    private final ReentrantLock lock;
+    private final DefaultWorkQueue queue;
+    private final WorkerListener listener;
+    private final List<Job> done = new ArrayList<>();
+
+    /**
+     * @param lock     the worker's lock, which guards the batch
+     * @param queue    the queue the jobs came from
+     * @param listener told of leases lost by the time of the ack
+     */
+    AckBatch(ReentrantLock lock, DefaultWorkQueue queue, WorkerListener listener) {
+        this.lock = lock;
+        this.queue = queue;
+        this.listener = listener;
+    }
+
+    /**
+     * Adds a finished job; called with the lock held.
+     *
+     * @param job the job
+     */
+    void addLocked(Job job) {
+        done.add(job);
+    }
+
+    /** @return the batch, emptied; called with the lock held */
+    List<Job> takeLocked() {
+        List<Job> acks = new ArrayList<>(done);
+        done.clear();
+        return acks;
+    }
+
+    /**
+     * Puts acks back at the head of the batch, after a claim that was to carry them failed.
+     *
+     * @param acks the acks taken
+     */
+    void putBack(List<Job> acks) {
+        if (acks.isEmpty()) {
+            return;
+        }
+        lock.lock();
+        try {
+            done.addAll(0, acks);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Acks the whole batch now, one statement per job. */
+    void flush() {
+        List<Job> acks;
+        lock.lock();
+        try {
+            acks = takeLocked();
+        } finally {
+            lock.unlock();
+        }
+        ackEach(acks);
+    }
+
+    /**
+     * Acks jobs one statement each; a job whose lease was lost is reported, a failed ack logged (the job runs again
+     * after its lease).
+     *
+     * @param acks the jobs
+     */
+    void ackEach(List<Job> acks) {
+        for (Job job : acks) {
+            try {
+                if (!queue.ack(job)) {
+                    listener.leaseLost(job);
+                }
+            } catch (RuntimeException e) {
+                log.warn("rowqueue: worker of {}: ack of job {} failed; it will run again after its lease: {}",
+                        queue.name(), job.id(), e.toString());
+            }
+        }
+    }
+}

