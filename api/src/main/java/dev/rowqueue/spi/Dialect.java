@@ -6,6 +6,7 @@ import dev.rowqueue.RingStrategy;
 import dev.rowqueue.support.DdlFeatures;
 import dev.rowqueue.support.SchemaDdl;
 import dev.rowqueue.support.SqlErrors;
+import dev.rowqueue.support.SqlForms;
 
 import javax.sql.DataSource;
 import java.sql.SQLException;
@@ -121,14 +122,25 @@ public abstract class Dialect {
     // ---------------------------------------------------------------- time
 
     /**
-     * The current time in epoch milliseconds as an SQL expression. The default, {@code :now}, is a parameter bound
-     * from {@link #clock()}: the portable dialect cannot ask an unknown database for epoch time. Dialects return an
-     * expression on the database's clock, so that nodes with skewed clocks agree on due times and leases.
+     * The pieces of SQL that differ between databases inside otherwise standard statements: the current time, the row
+     * limit, the locking clause of claims, the generated key's name. The default is {@link SqlForms#STANDARD}, whose
+     * time is {@code :now}, a parameter bound from {@link #clock()}: the portable dialect cannot ask an unknown
+     * database for epoch time. Dialects give an expression on the database's clock, so that nodes with skewed clocks
+     * agree on due times and leases. Called whenever a statement is rendered; return a constant or a field.
+     *
+     * @return the forms
+     */
+    public SqlForms sqlForms() {
+        return SqlForms.STANDARD;
+    }
+
+    /**
+     * The current time in epoch milliseconds as an SQL expression ({@link SqlForms#now()}).
      *
      * @return an SQL expression of type BIGINT
      */
-    public String nowMillis() {
-        return ":now";
+    public final String nowMillis() {
+        return sqlForms().now();
     }
 
     /** @return the clock for {@code :now} */
@@ -220,7 +232,7 @@ public abstract class Dialect {
      * @param columns its expected columns, comma separated
      * @return a statement returning no rows
      */
-    public String probe(String table, String columns) {
+    public final String probe(String table, String columns) {
         return "SELECT " + columns + " FROM " + table + " WHERE 1 = 0";
     }
 
@@ -228,37 +240,32 @@ public abstract class Dialect {
 
     /**
      * @param parameter the name of a parameter holding the row count
-     * @return a clause limiting a query's rows, appended after ORDER BY
+     * @return a clause limiting a query's rows, appended after ORDER BY ({@link SqlForms#limit(String)})
      */
-    public String limit(String parameter) {
-        return " FETCH FIRST :" + parameter + " ROWS ONLY";
+    public final String limit(String parameter) {
+        return sqlForms().limit(parameter);
     }
 
     /**
      * @return the clause appended to a claim's candidate query to lock the rows it returns while skipping rows
-     *         locked by others; empty where there is none (the standard claim then relies on a conditional update)
+     *         locked by others, or empty ({@link SqlForms#skipLocked()})
      */
-    public String skipLocked() {
-        return "";
+    public final String skipLocked() {
+        return sqlForms().skipLocked();
     }
 
     /**
-     * The clauses after {@code ORDER BY} in a claim's or rotation's candidate query: limit the rows to the parameter
-     * and lock them, skipping rows locked by others. The default is {@link #limit} followed by {@link #skipLocked}.
-     * A database that cannot combine a row limit with {@code FOR UPDATE} (Oracle: ORA-02014) returns only its
-     * locking clause, without the parameter; the store then limits the rows on the cursor instead (fetch size and
-     * maximum rows), which, with {@code SKIP LOCKED}, locks only the rows fetched.
-     *
      * @param parameter the name of a parameter holding the row count
-     * @return the clauses, appended after ORDER BY
+     * @return the clauses after {@code ORDER BY} in a claim's or rotation's candidate query that limit its rows and
+     *         lock them ({@link SqlForms#lockingLimit(String)})
      */
-    public String lockingLimit(String parameter) {
-        return limit(parameter) + skipLocked();
+    public final String lockingLimit(String parameter) {
+        return sqlForms().lockingLimit(parameter);
     }
 
-    /** @return the name under which the driver returns the job id as a generated key */
-    public String generatedKeyColumn() {
-        return "id";
+    /** @return the name under which the driver returns the job id as a generated key ({@link SqlForms#generatedKey()}) */
+    public final String generatedKeyColumn() {
+        return sqlForms().generatedKey();
     }
 
     // ---------------------------------------------------------------- stores

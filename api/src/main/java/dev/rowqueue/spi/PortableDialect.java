@@ -3,6 +3,7 @@ package dev.rowqueue.spi;
 import dev.rowqueue.support.DdlFeatures;
 import dev.rowqueue.support.SchemaDdl;
 import dev.rowqueue.support.SqlErrors;
+import dev.rowqueue.support.SqlForms;
 
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -177,9 +178,14 @@ public final class PortableDialect extends Dialect {
         return policy;
     }
 
+    /** The probed forms: the time as a parameter (cast where the engine needs it), the row limit, the generated key. */
     @Override
-    public String nowMillis() {
-        return features.castParameters() ? "CAST(:now AS BIGINT)" : ":now";
+    public SqlForms sqlForms() {
+        return new SqlForms(features.castParameters() ? "CAST(:now AS BIGINT)" : ":now", switch (features.limit()) {
+            case FETCH_FIRST -> SqlForms.STANDARD.limit();
+            case LIMIT -> SqlForms.LIMIT;
+            case MAX_ROWS -> "";
+        }, "", null, features.generatedKey());
     }
 
     @Override
@@ -192,24 +198,10 @@ public final class PortableDialect extends Dialect {
         return ddl;
     }
 
-    @Override
-    public String limit(String parameter) {
-        return switch (features.limit()) {
-            case FETCH_FIRST -> super.limit(parameter);
-            case LIMIT -> " LIMIT :" + parameter;
-            case MAX_ROWS -> "";
-        };
-    }
-
     /** Claims write before they read ({@link PortableWorkStore}). */
     @Override
     public WorkStore workStore(WorkTables tables) {
         return new PortableWorkStore(this, tables);
-    }
-
-    @Override
-    public String generatedKeyColumn() {
-        return features.generatedKey();
     }
 
     @Override

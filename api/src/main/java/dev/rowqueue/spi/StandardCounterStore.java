@@ -1,5 +1,7 @@
 package dev.rowqueue.spi;
 
+import dev.rowqueue.support.CounterStatements;
+
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -12,7 +14,8 @@ import java.util.OptionalLong;
  * The portable counters: in one transaction, a guarded {@code UPDATE ... SET counter_value = counter_value + :d}
  * (which locks the row), then a {@code SELECT} of the value this transaction wrote. A missing counter is inserted
  * under a savepoint. The guard ({@code counter_value BETWEEN :lo AND :hi}) keeps the value inside the 64-bit range
- * on every database, whatever its own overflow behaviour.
+ * on every database, whatever its own overflow behaviour. A database's {@link CounterStatements} replace the increment
+ * and the set with one statement each.
  */
 public class StandardCounterStore implements CounterStore {
 
@@ -27,14 +30,25 @@ public class StandardCounterStore implements CounterStore {
     private final Sql update;
     private final Sql delete;
     private final Sql all;
+    private final CounterStatements statements;
 
     /**
      * @param dialect the dialect
      * @param table   the counters table
      */
     public StandardCounterStore(Dialect dialect, CounterTable table) {
+        this(dialect, table, CounterStatements.PORTABLE);
+    }
+
+    /**
+     * @param dialect    the dialect
+     * @param table      the counters table
+     * @param statements the database's own statements, replacing the portable ones they name
+     */
+    public StandardCounterStore(Dialect dialect, CounterTable table, CounterStatements statements) {
         this.dialect = dialect;
         this.t = table;
+        this.statements = statements;
         add = Sql.of("UPDATE " + t.table() + " SET counter_value = counter_value + :delta WHERE counter_key = :key"
                 + " AND counter_value BETWEEN :lo AND :hi");
         select = Sql.of("SELECT counter_value FROM " + t.table() + " WHERE counter_key = :key");
@@ -98,6 +112,9 @@ public class StandardCounterStore implements CounterStore {
 
     @Override
     public SqlOp<OptionalLong> add(String key, long delta) {
+        if (statements.add() != null) {
+            return addInOneStatement(statements.add(), key, delta);
+        }
         long[] range = guard(delta);
         return SqlOp.transaction(c -> {
             for (int attempt = 0; attempt < 5; attempt++) {
@@ -147,6 +164,9 @@ public class StandardCounterStore implements CounterStore {
 
     @Override
     public SqlOp<Void> set(String key, long value) {
+        if (statements.set() != null) {
+            return setInOneStatement(statements.set(), key, value);
+        }
         return SqlOp.transaction(c -> {
             for (int attempt = 0; attempt < 3; attempt++) {
                 try (PreparedStatement ps = update.prepare(c)) {

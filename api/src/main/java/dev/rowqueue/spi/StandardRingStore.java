@@ -2,6 +2,7 @@ package dev.rowqueue.spi;
 
 import dev.rowqueue.RingEntry;
 import dev.rowqueue.SequenceExhaustedException;
+import dev.rowqueue.support.RingStatements;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -19,8 +20,8 @@ import java.util.OptionalLong;
  * producer just means updating the row it created. This is the "fourth method" of "How to implement a queue in SQL",
  * made safe by the head row.
  *
- * <p>Dialects override {@link #bumpHead} and {@link #writeSlots} (or {@link #push} entirely) with fewer round
- * trips.
+ * <p>A database's {@link RingStatements} replace steps with fewer round trips: the head row's bump, the slots'
+ * writes, a push of one payload in one statement, newest-first reads through the head row, or the single-writer push.
  */
 public class StandardRingStore implements RingStore {
 
@@ -44,6 +45,7 @@ public class StandardRingStore implements RingStore {
     private final Sql lockHead;
     private final Sql deleteGroup;
     private final Sql distinctGroups;
+    private final RingStatements statements;
 
     /**
      * @param dialect  the dialect
@@ -51,9 +53,20 @@ public class StandardRingStore implements RingStore {
      * @param capacity its capacity
      */
     public StandardRingStore(Dialect dialect, RingTables tables, int capacity) {
+        this(dialect, tables, capacity, RingStatements.PORTABLE);
+    }
+
+    /**
+     * @param dialect    the dialect
+     * @param tables     the ring's tables
+     * @param capacity   its capacity
+     * @param statements the database's own statements, replacing the portable steps they name
+     */
+    public StandardRingStore(Dialect dialect, RingTables tables, int capacity, RingStatements statements) {
         this.dialect = dialect;
         this.t = tables;
         this.capacity = capacity;
+        this.statements = statements;
         String now = dialect.nowMillis();
         headUpdate = Sql.of("UPDATE " + t.heads() + " SET last_seq = last_seq + :n WHERE grp = :grp AND last_seq <= :max");
         headSelect = Sql.of("SELECT last_seq FROM " + t.heads() + " WHERE grp = :grp");
@@ -75,6 +88,12 @@ public class StandardRingStore implements RingStore {
 
     @Override
     public SqlOp<long[]> push(String group, List<String> payloads) {
+        if (statements.singleWriter() != null) {
+            return singleWriterPush(statements.singleWriter(), group, payloads);
+        }
+        if (statements.pushOne() != null && payloads.size() == 1) {
+            return pushOne(statements.pushOne(), group, payloads.get(0));
+        }
         return SqlOp.transaction(c -> {
             int n = payloads.size();
             long last = bumpHead(c, group, n);
@@ -82,6 +101,41 @@ public class StandardRingStore implements RingStore {
             writeSlots(c, group, first, payloads);
             return sequence(first, n);
         });
+    }
+
+    private SqlOp<long[]> pushOne(Sql pushOne, String group, String payload) {
+        return SqlOp.statement(c -> {
+            OptionalLong seq;
+            try (PreparedStatement ps = pushOne.prepare(c)) {
+                dialect.bind(pushOne, ps).set("grp", group).setInt("cap", capacity).set("payload", payload).done();
+                seq = Jdbc.firstLong(ps);
+            }
+            if (seq.isEmpty()) { // the head row exists and is at Long.MAX_VALUE: nothing was written
+                throw exhausted(group, Long.MAX_VALUE, 1);
+            }
+            return new long[] {seq.getAsLong()};
+        }).retryingDuplicateKey();
+    }
+
+    private SqlOp<long[]> singleWriterPush(Sql push, String group, List<String> payloads) {
+        SqlOp<long[]> body = c -> {
+            long[] seqs = new long[payloads.size()];
+            try (PreparedStatement ps = push.prepare(c)) {
+                for (int i = 0; i < seqs.length; i++) {
+                    dialect.bind(push, ps).set("grp", group).setInt("cap", capacity).set("payload", payloads.get(i))
+                            .done();
+                    seqs[i] = Jdbc.firstLong(ps).orElseThrow(() -> new SQLException(
+                            "the single-writer push into " + t.entries() + " returned no sequence number"));
+                }
+            } catch (SQLException e) {
+                if (dialect.classify(e) == SqlErrorKind.NUMERIC_OVERFLOW) {
+                    throw exhausted(group, Long.MAX_VALUE, 1);
+                }
+                throw e;
+            }
+            return seqs;
+        };
+        return payloads.size() == 1 ? SqlOp.statement(body) : SqlOp.transaction(body);
     }
 
     /**
@@ -130,6 +184,9 @@ public class StandardRingStore implements RingStore {
      * @throws SequenceExhaustedException if the numbers would pass {@link Long#MAX_VALUE}
      */
     protected long bumpHead(Connection c, String group, int n) throws SQLException {
+        if (statements.bump() != null) {
+            return bumpHeadWith(c, statements.bump(), group, n);
+        }
         return portableBumpHead(c, group, n);
     }
 
@@ -212,6 +269,10 @@ public class StandardRingStore implements RingStore {
      * @throws SQLException from the driver
      */
     protected void writeSlots(Connection c, String group, long firstSeq, List<String> payloads) throws SQLException {
+        if (statements.upsert() != null) {
+            upsertSlots(c, statements.upsert(), group, firstSeq, payloads);
+            return;
+        }
         try (PreparedStatement up = slotUpdate.prepare(c); PreparedStatement in = slotInsert.prepare(c)) {
             for (int i = firstWritten(payloads.size()); i < payloads.size(); i++) {
                 long seq = firstSeq + i;
@@ -267,10 +328,11 @@ public class StandardRingStore implements RingStore {
      * the last {@code :limit} numbers) and leaves out slots holding older numbers (the group was cleared since).
      * {@link #read} uses it for newest-first reads with such a limit.
      *
-     * @return the query, or {@code null} (the default) to read through the {@code (grp, seq)} index
+     * @return the query, or {@code null} to read through the {@code (grp, seq)} index; by default
+     *         {@link RingStatements#newestByHead()}
      */
     protected Sql newestByHead() {
-        return null;
+        return statements.newestByHead();
     }
 
     @Override

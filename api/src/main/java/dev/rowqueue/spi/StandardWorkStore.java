@@ -5,6 +5,11 @@ import dev.rowqueue.Job;
 import dev.rowqueue.JobInfo;
 import dev.rowqueue.JobState;
 import dev.rowqueue.QueueStats;
+import dev.rowqueue.support.Claims;
+import dev.rowqueue.support.DeadLetters;
+import dev.rowqueue.support.KeyedClaims;
+import dev.rowqueue.support.Rotation;
+import dev.rowqueue.support.WorkStatements;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -13,7 +18,6 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,7 +34,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * row, the loser's update matches nothing and the job is never leased twice. Where the dialect has
  * {@link Dialect#skipLocked()}, candidates are locked as they are selected and racers skip them.
  *
- * <p>Dialects override {@link #leaseAndRead} (one statement with RETURNING) or {@link #claim} entirely.
+ * <p>A database's {@link WorkStatements} replace steps with fewer round trips (an enqueue or a claim in one statement,
+ * a lease that returns the jobs, the cursor's upsert) or find candidates in unlocked windows; dialects with more to
+ * change override {@link #leaseAndRead} or {@link #claim}.
  */
 public class StandardWorkStore implements WorkStore {
 
@@ -55,7 +61,7 @@ public class StandardWorkStore implements WorkStore {
     }
 
     /** How many times an enqueue with a unique key inserts after the live job that held the key ended meanwhile. */
-    protected static final int UNIQUE_ATTEMPTS = 16;
+    protected static final int UNIQUE_ATTEMPTS = KeyedClaims.UNIQUE_ATTEMPTS;
 
     /** The columns {@link #jobInfo} reads, but the state. */
     private static final String INFO_COLUMNS = Jdbc.JOB_COLUMNS + ", unique_key";
@@ -109,34 +115,70 @@ public class StandardWorkStore implements WorkStore {
     /** How statements on one job found by its primary key begin. */
     protected final ById byId;
 
-    private final Sql insert;
-    private final Sql candidates;
-    private final Sql candidatesAfter;
-    private final Sql candidatesUpTo;
-    private final Sql cursorLock;
-    private final Sql cursorSelect;
-    private final Sql cursorInsert;
-    private final Sql cursorMove;
     private final Sql ack;
     private final Sql nack;
     private final Sql release;
     private final Sql extend;
-    private final Sql bury;
-    private final Sql dead;
-    private final Sql reviveOne;
-    private final Sql reviveAll;
-    private final Sql purge;
     private final Sql stats;
     private final Sql statsByKey;
-    private final Sql insertKeyed;
-    private final Sql keyRound;
-    private final Sql liveUnique;
-    private final Sql gateBump;
     private final Sql jobById;
     private final Sql cancel;
     private final String jobState;
     private final Map<String, Sql> jobPages = new ConcurrentHashMap<>();
     private final Map<ClaimRule, Sql> keyedCandidates = new ConcurrentHashMap<>();
+    private final WorkStatements statements;
+    private final Claims claims;
+    private final DeadLetters deadLetters;
+    private final Rotation rotation;
+    private final KeyedClaims keyed;
+    private final KeyedClaims.Steps keyedSteps = new KeyedClaims.Steps() {
+        @Override
+        public OptionalLong liveUnique(Connection c, String uniqueKey) throws SQLException {
+            return StandardWorkStore.this.liveUnique(c, uniqueKey);
+        }
+
+        @Override
+        public long keyRound(Connection c, String key) throws SQLException {
+            return StandardWorkStore.this.keyRound(c, key);
+        }
+
+        @Override
+        public long insertKeyed(Connection c, String payload, int priority, long delayMs, String key,
+                                String uniqueKey, long round) throws SQLException {
+            return StandardWorkStore.this.insertKeyed(c, payload, priority, delayMs, key, uniqueKey, round);
+        }
+
+        @Override
+        public List<Long> keyedCandidates(Connection c, ClaimRule rule, int n) throws SQLException {
+            return StandardWorkStore.this.keyedCandidates(c, rule, n);
+        }
+
+        @Override
+        public List<Job> leaseAndRead(Connection c, List<Long> ids, long leaseMs, long token) throws SQLException {
+            return StandardWorkStore.this.leaseAndRead(c, ids, leaseMs, token);
+        }
+
+        @Override
+        public boolean anotherRound(int round, int claimed) {
+            return StandardWorkStore.anotherRound(round, claimed);
+        }
+    };
+    private final Rotation.Steps rotationSteps = new Rotation.Steps() {
+        @Override
+        public long lockCursor(Connection c, String cursor) throws SQLException {
+            return StandardWorkStore.this.lockCursor(c, cursor);
+        }
+
+        @Override
+        public List<Long> candidates(Connection c, boolean after, int n, long last) throws SQLException {
+            return StandardWorkStore.this.candidates(c, after ? Candidates.AFTER : Candidates.UP_TO, n, last);
+        }
+
+        @Override
+        public List<Job> leaseAndRead(Connection c, List<Long> ids, long leaseMs, long token) throws SQLException {
+            return StandardWorkStore.this.leaseAndRead(c, ids, leaseMs, token);
+        }
+    };
 
     /**
      * @param dialect the dialect
@@ -147,27 +189,41 @@ public class StandardWorkStore implements WorkStore {
     }
 
     /**
+     * @param dialect    the dialect
+     * @param tables     the queue's tables
+     * @param statements the database's own statements, replacing the portable steps they name
+     */
+    public StandardWorkStore(Dialect dialect, WorkTables tables, WorkStatements statements) {
+        this(dialect, tables, ById.standard(tables), statements);
+    }
+
+    /**
      * @param dialect the dialect
      * @param tables  the queue's tables
      * @param byId    how statements on one job found by its primary key begin
      */
     protected StandardWorkStore(Dialect dialect, WorkTables tables, ById byId) {
+        this(dialect, tables, byId, WorkStatements.PORTABLE);
+    }
+
+    /**
+     * @param dialect    the dialect
+     * @param tables     the queue's tables
+     * @param byId       how statements on one job found by its primary key begin
+     * @param statements the database's own statements, replacing the portable steps they name
+     */
+    protected StandardWorkStore(Dialect dialect, WorkTables tables, ById byId, WorkStatements statements) {
         this.dialect = dialect;
         this.t = tables;
         this.now = dialect.nowMillis();
         this.byId = byId;
+        this.statements = statements;
+        this.claims = new Claims(dialect, tables, statements, EMPTY_CLAIM_ROUNDS);
+        this.deadLetters = new DeadLetters(dialect, tables, byId.update(), byId.live());
+        this.rotation = new Rotation(dialect, tables);
+        this.keyed = new KeyedClaims(dialect, tables);
         String live = "state = " + WorkTables.LIVE;
         String dead = "state = " + WorkTables.DEAD;
-        insert = Sql.of("INSERT INTO " + t.jobs() + " (payload, prio, state, due_ms, attempts, enqueued_ms) VALUES (:payload, :prio, "
-                + WorkTables.LIVE + ", " + now + " + :delay, 0, " + now + ")");
-        String claimable = "SELECT id FROM " + t.jobs() + " WHERE " + live + " AND due_ms <= " + now;
-        candidates = Sql.of(claimable + " ORDER BY prio DESC, due_ms, id" + dialect.lockingLimit("n"));
-        candidatesAfter = Sql.of(claimable + " AND id > :last ORDER BY id" + dialect.lockingLimit("n"));
-        candidatesUpTo = Sql.of(claimable + " AND id <= :last ORDER BY id" + dialect.lockingLimit("n"));
-        cursorLock = Sql.of("UPDATE " + t.cursors() + " SET last_id = last_id WHERE cursor_name = :cursor");
-        cursorSelect = Sql.of("SELECT last_id FROM " + t.cursors() + " WHERE cursor_name = :cursor");
-        cursorInsert = Sql.of("INSERT INTO " + t.cursors() + " (cursor_name, last_id) VALUES (:cursor, 0)");
-        cursorMove = Sql.of("UPDATE " + t.cursors() + " SET last_id = :last WHERE cursor_name = :cursor");
         String mine = " WHERE id = :id AND lease_token = :token AND " + byId.live();
         String update = byId.update();
         ack = Sql.of(byId.delete() + mine);
@@ -178,15 +234,6 @@ public class StandardWorkStore implements WorkStore {
                 + " + :delay, last_error = :error, lease_token = NULL" + mine);
         release = Sql.of(update + " SET due_ms = " + now + ", lease_token = NULL" + mine);
         extend = Sql.of(update + " SET due_ms = " + now + " + :lease" + mine);
-        bury = Sql.of(update + " SET state = " + WorkTables.DEAD + ", unique_key = NULL, last_error = :error,"
-                + " lease_token = NULL" + mine);
-        this.dead = Sql.of("SELECT " + Jdbc.JOB_COLUMNS + " FROM " + t.jobs() + " WHERE " + dead + " ORDER BY id"
-                + dialect.limit("n"));
-        String revive = "UPDATE " + t.jobs() + " SET state = " + WorkTables.LIVE + ", attempts = 0, due_ms = " + now
-                + ", lease_token = NULL WHERE " + dead;
-        reviveOne = Sql.of(revive + " AND id = :id");
-        reviveAll = Sql.of(revive);
-        purge = Sql.of("DELETE FROM " + t.jobs() + " WHERE " + dead);
         // ready, scheduled, leased, dead: QueueStats' order
         String counts = " SUM(CASE WHEN " + live + " AND due_ms <= " + now + " THEN 1 ELSE 0 END),"
                 + " SUM(CASE WHEN " + live + " AND due_ms > " + now + " AND lease_token IS NULL THEN 1 ELSE 0 END),"
@@ -195,14 +242,6 @@ public class StandardWorkStore implements WorkStore {
         stats = Sql.of("SELECT" + counts);
         statsByKey = Sql.of("SELECT job_key," + counts + " WHERE job_key IS NOT NULL"
                 + " GROUP BY job_key ORDER BY COUNT(*) DESC, job_key" + dialect.limit("n"));
-        insertKeyed = Sql.of("INSERT INTO " + t.jobs() + " (payload, prio, state, due_ms, attempts, enqueued_ms,"
-                + " job_key, unique_key, key_seq) VALUES (:payload, :prio, " + WorkTables.LIVE + ", " + now
-                + " + :delay, 0, " + now + ", :key, :ukey, :seq)");
-        keyRound = Sql.of("SELECT 1 AS part, MAX(key_seq) AS key_seq FROM " + t.jobs() + " WHERE job_key = :key AND "
-                + live + " UNION ALL SELECT 2, MIN(key_seq) FROM " + t.jobs() + " WHERE " + live
-                + " AND key_seq > 0 AND due_ms <= " + now);
-        liveUnique = Sql.of("SELECT id FROM " + t.jobs() + " WHERE unique_key = :ukey AND " + live);
-        gateBump = Sql.of("UPDATE " + t.cursors() + " SET last_id = last_id + 1 WHERE cursor_name = :cursor");
         // a job's state as JobState's ordinal, by the same tests as stats(): READY, SCHEDULED, LEASED, DEAD
         jobState = "CASE WHEN " + dead + " THEN 3 WHEN due_ms <= " + now + " THEN 0 WHEN lease_token IS NULL THEN 1"
                 + " ELSE 2 END";
@@ -215,27 +254,25 @@ public class StandardWorkStore implements WorkStore {
 
     @Override
     public SqlOp<long[]> enqueue(List<String> payloads, int priority, long delayMs) {
-        return SqlOp.transaction(c -> {
-            long[] ids = new long[payloads.size()];
-            try (PreparedStatement ps = insert.prepare(c, dialect.generatedKeyColumn())) {
-                for (int i = 0; i < ids.length; i++) {
-                    dialect.bind(insert, ps).set("payload", payloads.get(i)).setInt("prio", priority)
-                            .set("delay", delayMs).done();
-                    ps.executeUpdate();
-                    try (ResultSet keys = ps.getGeneratedKeys()) {
-                        if (!keys.next()) {
-                            throw new SQLException("the driver returned no generated id for " + t.jobs());
-                        }
-                        ids[i] = keys.getLong(1);
-                    }
-                }
-            }
-            return ids;
-        });
+        return claims.enqueue(payloads, priority, delayMs);
     }
 
     @Override
     public SqlOp<List<Job>> claim(int max, long leaseMs, long token) {
+        if (statements.claim() != null) {
+            Sql claimable = statements.claimable();
+            return SqlOp.statement(c -> {
+                if (claimable != null) {
+                    try (PreparedStatement ps = claimable.prepare(c)) {
+                        dialect.bind(claimable, ps).done();
+                        if (Jdbc.firstLong(ps).isEmpty()) {
+                            return List.of(); // nothing to claim, and no write lock taken for it
+                        }
+                    }
+                }
+                return claimReturning(c, statements.claim(), max, leaseMs, token);
+            });
+        }
         return SqlOp.transaction(c -> {
             List<Job> claimed = new ArrayList<>();
             for (int round = 0; anotherRound(round, claimed.size()) && claimed.size() < max; round++) {
@@ -271,33 +308,7 @@ public class StandardWorkStore implements WorkStore {
         }
         return SqlOp.transaction(c -> {
             beforeKeyedReads(c);
-            if (uniqueKey != null) {
-                OptionalLong holder = liveUnique(c, uniqueKey);
-                if (holder.isPresent()) {
-                    return new long[] {holder.getAsLong()};
-                }
-            }
-            long round = key == null ? 0 : keyRound(c, key);
-            long[] ids = new long[payloads.size()];
-            if (uniqueKey == null) {
-                for (int i = 0; i < ids.length; i++) {
-                    ids[i] = insertKeyed(c, payloads.get(i), priority, delayMs, key, null, round + i);
-                }
-                return ids;
-            }
-            for (int attempt = 0; attempt < UNIQUE_ATTEMPTS; attempt++) {
-                long[] inserted = new long[1];
-                if (Jdbc.insertUnlessExists(c, dialect, () -> inserted[0] = insertKeyed(c, payloads.get(0), priority,
-                        delayMs, key, uniqueKey, round))) {
-                    return inserted;
-                }
-                OptionalLong holder = liveUnique(c, uniqueKey);
-                if (holder.isPresent()) {
-                    return new long[] {holder.getAsLong()};
-                }
-            }
-            throw new SQLException("the live job holding unique key '" + uniqueKey + "' of " + t.jobs()
-                    + " ended " + UNIQUE_ATTEMPTS + " times between an insert that found it and the read of its id");
+            return keyed.enqueue(c, keyedSteps, payloads, priority, delayMs, key, uniqueKey);
         });
     }
 
@@ -318,17 +329,11 @@ public class StandardWorkStore implements WorkStore {
      * @throws SQLException from the driver
      */
     protected OptionalLong liveUnique(Connection c, String uniqueKey) throws SQLException {
-        try (PreparedStatement ps = liveUnique.prepare(c)) {
-            dialect.bind(liveUnique, ps).set("ukey", uniqueKey).done();
-            return Jdbc.firstLong(ps);
-        }
+        return keyed.liveUnique(c, uniqueKey);
     }
 
     /**
-     * The round of a new job of a key ({@code key_seq}): one more than the newest live job of the key, and at least
-     * the lowest round of the queue's due keyed jobs, so a key that was idle joins the round the queue is in. Both
-     * are index lookups ({@link WorkTables#keyIndex()}, {@link WorkTables#fairIndex()}). Concurrent producers of one
-     * key may get the same round; fair claims then take the lower id first.
+     * The round of a new job of a key ({@code key_seq}, {@link KeyedClaims#keyRound}).
      *
      * @param c   a connection
      * @param key the job key
@@ -336,29 +341,11 @@ public class StandardWorkStore implements WorkStore {
      * @throws SQLException from the driver
      */
     protected long keyRound(Connection c, String key) throws SQLException {
-        long newest = 0;
-        long current = 1;
-        try (PreparedStatement ps = keyRound.prepare(c)) {
-            dialect.bind(keyRound, ps).set("key", key).done();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    long v = rs.getLong(2);
-                    if (rs.wasNull()) {
-                        continue;
-                    }
-                    if (rs.getInt(1) == 1) {
-                        newest = v;
-                    } else {
-                        current = Math.max(1, v);
-                    }
-                }
-            }
-        }
-        return Math.max(newest + 1, current);
+        return keyed.keyRound(c, key);
     }
 
     /**
-     * Inserts one job with its key columns.
+     * Inserts one job with its key columns ({@link KeyedClaims#insertKeyed}).
      *
      * @param c         a connection
      * @param payload   the payload
@@ -372,17 +359,7 @@ public class StandardWorkStore implements WorkStore {
      */
     protected long insertKeyed(Connection c, String payload, int priority, long delayMs, String key, String uniqueKey,
                                long round) throws SQLException {
-        try (PreparedStatement ps = insertKeyed.prepare(c, dialect.generatedKeyColumn())) {
-            dialect.bind(insertKeyed, ps).set("payload", payload).setInt("prio", priority).set("delay", delayMs)
-                    .set("key", key).set("ukey", uniqueKey).set("seq", round).done();
-            ps.executeUpdate();
-            try (ResultSet keys = ps.getGeneratedKeys()) {
-                if (!keys.next()) {
-                    throw new SQLException("the driver returned no generated id for " + t.jobs());
-                }
-                return keys.getLong(1);
-            }
-        }
+        return keyed.insertKeyed(c, payload, priority, delayMs, key, uniqueKey, round);
     }
 
     /**
@@ -448,43 +425,12 @@ public class StandardWorkStore implements WorkStore {
      * @throws SQLException from the driver
      */
     protected final void lockGate(Connection c, String name) throws SQLException {
-        lockCursorRow(c, gateBump, name, "the gate " + name);
+        rotation.lockGate(c, name);
     }
 
-    /**
-     * Locks a row of the cursors table with an {@code UPDATE} of it, inserting the row (at position 0) when the update
-     * finds none; a racer's insert of the same row counts as found, and the update runs again.
-     *
-     * @param c      a connection in a transaction
-     * @param lock   the {@code UPDATE}, naming {@code :cursor}
-     * @param cursor the row's cursor name
-     * @param what   the row, for the error
-     * @throws SQLException from the driver
-     */
-    private void lockCursorRow(Connection c, Sql lock, String cursor, String what) throws SQLException {
-        for (int attempt = 0; attempt < 3; attempt++) {
-            int locked;
-            try (PreparedStatement ps = lock.prepare(c)) {
-                dialect.bind(lock, ps).set("cursor", cursor).done();
-                locked = ps.executeUpdate();
-            }
-            if (locked == 1) {
-                return;
-            }
-            Jdbc.insertUnlessExists(c, dialect, () -> {
-                try (PreparedStatement ps = cursorInsert.prepare(c)) {
-                    dialect.bind(cursorInsert, ps).set("cursor", cursor).done();
-                    ps.executeUpdate();
-                }
-            });
-        }
-        throw new IllegalStateException(what + " of " + t.cursors() + " cannot be created");
-    }
 
     /**
-     * Claims in rounds: each round leases the {@link #keyedCandidates} it finds, at most one job per key under a
-     * per-key limit. With a limit of 1 one round is enough (every key it took is full), unless it lost candidates to
-     * other consumers; with a higher limit the next round takes each key's next job, until a round finds nothing.
+     * Claims in rounds of {@link #keyedCandidates} leased with {@link #leaseAndRead} ({@link KeyedClaims#rounds}).
      *
      * @param c       a connection in a transaction (holding the gate under a per-key limit)
      * @param max     the most jobs
@@ -496,24 +442,7 @@ public class StandardWorkStore implements WorkStore {
      */
     protected List<Job> keyedRounds(Connection c, int max, long leaseMs, long token, ClaimRule rule)
             throws SQLException {
-        List<Job> claimed = new ArrayList<>();
-        int lost = 0;
-        while (claimed.size() < max) {
-            List<Long> ids = keyedCandidates(c, rule, max - claimed.size());
-            if (ids.isEmpty()) {
-                break;
-            }
-            List<Job> leased = leaseAndRead(c, ids, leaseMs, token);
-            claimed.addAll(leased);
-            if (leased.size() < ids.size()) {
-                if (!anotherRound(++lost, claimed.size())) {
-                    break;
-                }
-            } else if (rule.maxLeasedPerKey() <= 1) {
-                break; // got every candidate, and no key may have a second job: nothing more to find
-            }
-        }
-        return claimed;
+        return keyed.rounds(c, keyedSteps, max, leaseMs, token, rule);
     }
 
     /**
@@ -527,6 +456,11 @@ public class StandardWorkStore implements WorkStore {
      * @throws SQLException from the driver
      */
     protected List<Long> keyedCandidates(Connection c, ClaimRule rule, int n) throws SQLException {
+        if (claims.windows() != null) {
+            Sql window = keyedCandidates.computeIfAbsent(rule, r -> Sql.of(keyedCandidatesSql(r,
+                    statements.window().keyedLimit())));
+            return claims.windows().claim(c, window, b -> perKey(window, b, rule), n);
+        }
         Sql sql = keyedCandidates.computeIfAbsent(rule, r -> Sql.of(keyedCandidatesSql(r, keyedLocking("n"))));
         try (PreparedStatement ps = sql.prepare(c)) {
             perKey(sql, dialect.bind(sql, ps).limit("n", n), rule).done();
@@ -590,24 +524,15 @@ public class StandardWorkStore implements WorkStore {
     }
 
     /**
-     * The per-key part of {@link #keyedCandidatesSql}'s condition, on a candidate aliased {@code j}: empty without a
-     * per-key limit.
+     * The per-key part of {@link #keyedCandidatesSql}'s condition ({@link KeyedClaims#condition}), with this store's
+     * {@link #before}.
      *
      * @param rule  the rule
-     * @param extra a further condition on the rows the subqueries look at, by their alias ({@code o}: the key's due
-     *              jobs, {@code l}: its leased jobs), e.g. to leave out jobs the same statement acks; "" for none
+     * @param extra a further condition on the rows the subqueries look at, by their alias; "" for none
      * @return {@code " AND (j.job_key IS NULL OR (...))"}, or ""
      */
     protected String keyedCondition(ClaimRule rule, java.util.function.UnaryOperator<String> extra) {
-        if (!rule.limited()) {
-            return "";
-        }
-        String jobs = t.jobs();
-        String live = " = " + WorkTables.LIVE;
-        return " AND (j.job_key IS NULL OR ((SELECT COUNT(*) FROM " + jobs + " l WHERE l.job_key = j.job_key AND"
-                + " l.lease_token IS NOT NULL AND l.state" + live + " AND l.due_ms > " + now + extra.apply("l")
-                + ") < :per_key AND NOT EXISTS (SELECT 1 FROM " + jobs + " o WHERE o.job_key = j.job_key AND o.state"
-                + live + " AND o.due_ms <= " + now + " AND " + before("o", "j") + extra.apply("o") + ")))";
+        return keyed.condition(rule, extra, this::before);
     }
 
     /**
@@ -628,6 +553,11 @@ public class StandardWorkStore implements WorkStore {
      *         its leading columns too overrides this.
      */
     protected String keyedOrder(ClaimRule rule) {
+        String leading = statements.window() == null ? "" : statements.window().keyedOrder();
+        if (!leading.isEmpty()) {
+            return " ORDER BY " + leading + "," + (rule.fair() ? " j.key_seq, j.prio DESC, j.id"
+                    : " j.prio DESC, j.due_ms, j.id");
+        }
         return rule.fair() ? " ORDER BY j.key_seq, j.prio DESC, j.id" : " ORDER BY j.prio DESC, j.due_ms, j.id";
     }
 
@@ -650,26 +580,7 @@ public class StandardWorkStore implements WorkStore {
 
     @Override
     public SqlOp<List<Job>> rotate(String cursor, int max, long leaseMs, long token) {
-        return SqlOp.transaction(c -> {
-            long last = lockCursor(c, cursor);
-            List<Long> ids = candidates(c, Candidates.AFTER, max, last);
-            if (ids.size() < max) {
-                ids = new ArrayList<>(ids);
-                ids.addAll(candidates(c, Candidates.UP_TO, max - ids.size(), last));
-            }
-            if (ids.isEmpty()) {
-                return List.of();
-            }
-            List<Job> leased = leaseAndRead(c, ids, leaseMs, token);
-            if (!leased.isEmpty()) {
-                try (PreparedStatement ps = cursorMove.prepare(c)) {
-                    dialect.bind(cursorMove, ps).set("last", leased.get(leased.size() - 1).id()).set("cursor", cursor)
-                            .done();
-                    ps.executeUpdate();
-                }
-            }
-            return leased;
-        });
+        return SqlOp.transaction(c -> rotation.rotate(c, rotationSteps, cursor, max, leaseMs, token));
     }
 
     /**
@@ -681,11 +592,14 @@ public class StandardWorkStore implements WorkStore {
      * @throws SQLException from the driver
      */
     protected long lockCursor(Connection c, String cursor) throws SQLException {
-        lockCursorRow(c, cursorLock, cursor, "rotation cursor '" + cursor + "'");
-        try (PreparedStatement ps = cursorSelect.prepare(c)) {
-            dialect.bind(cursorSelect, ps).set("cursor", cursor).done();
-            return Jdbc.firstLong(ps).orElseThrow();
+        Sql upsert = statements.cursor();
+        if (upsert != null) {
+            try (PreparedStatement ps = upsert.prepare(c)) {
+                dialect.bind(upsert, ps).set("cursor", cursor).done();
+                return Jdbc.firstLong(ps).orElseThrow(() -> new SQLException("the cursor upsert returned no row"));
+            }
         }
+        return rotation.lockCursor(c, cursor);
     }
 
     /**
@@ -701,12 +615,7 @@ public class StandardWorkStore implements WorkStore {
      * @throws SQLException from the driver
      */
     protected List<Long> candidates(Connection c, Candidates kind, int n, long last) throws SQLException {
-        Sql sql = switch (kind) {
-            case CLAIM -> candidates;
-            case AFTER -> candidatesAfter;
-            case UP_TO -> candidatesUpTo;
-        };
-        return select(c, sql, n, last);
+        return claims.candidates(c, Claims.Kind.valueOf(kind.name()), n, last);
     }
 
     /**
@@ -721,14 +630,7 @@ public class StandardWorkStore implements WorkStore {
      * @throws SQLException from the driver
      */
     protected List<Long> select(Connection c, Sql sql, int n, long last) throws SQLException {
-        try (PreparedStatement ps = sql.prepare(c)) {
-            Sql.Binder b = dialect.bind(sql, ps).limit("n", n);
-            if (sql.has("last")) {
-                b.set("last", last);
-            }
-            b.done();
-            return Jdbc.longs(ps);
-        }
+        return claims.select(c, sql, n, last);
     }
 
     /**
@@ -742,24 +644,7 @@ public class StandardWorkStore implements WorkStore {
      * @throws SQLException from the driver
      */
     protected List<Job> leaseAndRead(Connection c, List<Long> ids, long leaseMs, long token) throws SQLException {
-        String in = Jdbc.parameterList(ids.size(), "id");
-        Sql lease = Sql.of("UPDATE " + t.jobs() + " SET attempts = attempts + CASE WHEN lease_token IS NULL THEN 0 ELSE 1 END,"
-                + " lease_token = :token, due_ms = " + now + " + :lease WHERE id IN (" + in + ") AND state = "
-                + WorkTables.LIVE + " AND due_ms <= " + now);
-        int leased;
-        try (PreparedStatement ps = lease.prepare(c)) {
-            Jdbc.bindList(dialect.bind(lease, ps).set("token", token).set("lease", leaseMs), "id", ids).done();
-            leased = ps.executeUpdate();
-        }
-        if (leased == 0) {
-            return List.of();
-        }
-        Sql read = Sql.of("SELECT " + Jdbc.JOB_COLUMNS + " FROM " + t.jobs() + " WHERE id IN (" + in
-                + ") AND lease_token = :token");
-        try (PreparedStatement ps = read.prepare(c)) {
-            Jdbc.bindList(dialect.bind(read, ps).set("token", token), "id", ids).done();
-            return inOrder(Jdbc.jobs(ps, dialect), ids);
-        }
+        return claims.leaseAndRead(c, ids, leaseMs, token);
     }
 
     /**
@@ -768,13 +653,7 @@ public class StandardWorkStore implements WorkStore {
      * @return the jobs sorted by their position in {@code ids}
      */
     protected static List<Job> inOrder(List<Job> jobs, List<Long> ids) {
-        Map<Long, Integer> position = new HashMap<>();
-        for (int i = 0; i < ids.size(); i++) {
-            position.put(ids.get(i), i);
-        }
-        List<Job> sorted = new ArrayList<>(jobs);
-        sorted.sort(Comparator.comparingInt(j -> position.getOrDefault(j.id(), Integer.MAX_VALUE)));
-        return sorted;
+        return Claims.inOrder(jobs, ids);
     }
 
     /**
@@ -918,51 +797,22 @@ public class StandardWorkStore implements WorkStore {
 
     @Override
     public SqlOp<Integer> bury(long[] ids, long token, String error) {
-        return SqlOp.transaction(c -> {
-            int buried = 0;
-            try (PreparedStatement ps = bury.prepare(c)) {
-                for (long id : ids) {
-                    dialect.bind(bury, ps).set("id", id).set("token", token).set("error", error).done();
-                    buried += ps.executeUpdate();
-                }
-            }
-            return buried;
-        });
+        return deadLetters.bury(ids, token, error);
     }
 
     @Override
     public SqlOp<List<Job>> dead(int limit) {
-        return SqlOp.read(c -> {
-            try (PreparedStatement ps = dead.prepare(c)) {
-                dialect.bind(dead, ps).limit("n", limit).done();
-                return Jdbc.jobs(ps, dialect);
-            }
-        });
+        return deadLetters.dead(limit);
     }
 
     @Override
     public SqlOp<Integer> revive(OptionalLong id) {
-        Sql sql = id.isPresent() ? reviveOne : reviveAll;
-        return SqlOp.statement(c -> {
-            try (PreparedStatement ps = sql.prepare(c)) {
-                Sql.Binder b = dialect.bind(sql, ps);
-                if (id.isPresent()) {
-                    b.set("id", id.getAsLong());
-                }
-                b.done();
-                return ps.executeUpdate();
-            }
-        });
+        return deadLetters.revive(id);
     }
 
     @Override
     public SqlOp<Integer> purgeDead() {
-        return SqlOp.statement(c -> {
-            try (PreparedStatement ps = purge.prepare(c)) {
-                dialect.bind(purge, ps).done();
-                return ps.executeUpdate();
-            }
-        });
+        return deadLetters.purge();
     }
 
     @Override

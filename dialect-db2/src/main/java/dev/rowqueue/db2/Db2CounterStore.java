@@ -6,6 +6,7 @@ import dev.rowqueue.spi.Sql;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.SqlOp;
 import dev.rowqueue.spi.StandardCounterStore;
+import dev.rowqueue.support.CounterStatements;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -29,15 +30,19 @@ final class Db2CounterStore extends StandardCounterStore {
     private final Sql set;
 
     Db2CounterStore(Db2Dialect dialect, CounterTable table) {
-        super(dialect, table);
+        this(dialect, table, Sql.of("MERGE INTO " + table.table() + " c USING (VALUES (CAST(:key AS "
+                + Db2Keys.COLUMN_TYPE + "), CAST(:value AS BIGINT))) AS s (k, v) ON c.counter_key = s.k"
+                + " WHEN MATCHED THEN UPDATE SET counter_value = s.v"
+                + " WHEN NOT MATCHED THEN INSERT (counter_key, counter_value) VALUES (s.k, s.v)"));
+    }
+
+    private Db2CounterStore(Db2Dialect dialect, CounterTable table, Sql set) {
+        super(dialect, table, new CounterStatements(null, set));
+        this.set = set;
         add = Sql.of("SELECT counter_value FROM FINAL TABLE (UPDATE " + t.table() + " SET counter_value ="
                 + " counter_value + :delta WHERE counter_key = :key AND counter_value BETWEEN :lo AND :hi)");
         create = Sql.of("SELECT counter_value FROM FINAL TABLE (INSERT INTO " + t.table()
                 + " (counter_key, counter_value) VALUES (:key, :delta))");
-        set = Sql.of("MERGE INTO " + t.table() + " c USING (VALUES (CAST(:key AS " + Db2Keys.COLUMN_TYPE + "),"
-                + " CAST(:value AS BIGINT))) AS s (k, v) ON c.counter_key = s.k"
-                + " WHEN MATCHED THEN UPDATE SET counter_value = s.v"
-                + " WHEN NOT MATCHED THEN INSERT (counter_key, counter_value) VALUES (s.k, s.v)");
     }
 
     /** @return the statements this store renders, for tests */
@@ -73,10 +78,5 @@ final class Db2CounterStore extends StandardCounterStore {
             b.done();
             return Jdbc.firstLong(ps);
         }
-    }
-
-    @Override
-    public SqlOp<Void> set(String key, long value) {
-        return setInOneStatement(set, key, value);
     }
 }

@@ -15,11 +15,15 @@ import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Schema;
 import dev.rowqueue.spi.Sql;
 import dev.rowqueue.spi.SqlErrorKind;
+import dev.rowqueue.spi.StandardRingStore;
 import dev.rowqueue.spi.WorkStore;
 import dev.rowqueue.spi.WorkTables;
 import dev.rowqueue.support.DdlFeatures;
 import dev.rowqueue.support.SchemaDdl;
 import dev.rowqueue.support.SqlErrors;
+
+import dev.rowqueue.support.RingStatements;
+import dev.rowqueue.support.SqlForms;
 
 import java.net.ConnectException;
 import java.net.UnknownHostException;
@@ -93,11 +97,13 @@ public class Db2Dialect extends Dialect {
      * per statement, so every {@code CURRENT TIMESTAMP} in one statement agrees.
      */
     @Override
-    public String nowMillis() {
-        String utc = "CURRENT TIMESTAMP - CURRENT TIMEZONE";
-        return "(CAST(DAYS(" + utc + ") - 719163 AS BIGINT) * 86400000 + MIDNIGHT_SECONDS(" + utc + ") * 1000"
-                + " + MICROSECOND(CURRENT TIMESTAMP) / 1000)";
+    public SqlForms sqlForms() {
+        return FORMS;
     }
+
+    private static final String UTC = "CURRENT TIMESTAMP - CURRENT TIMEZONE";
+    private static final SqlForms FORMS = SqlForms.STANDARD.withNow("(CAST(DAYS(" + UTC + ") - 719163 AS BIGINT)"
+            + " * 86400000 + MIDNIGHT_SECONDS(" + UTC + ") * 1000 + MICROSECOND(CURRENT TIMESTAMP) / 1000)");
 
     // ---------------------------------------------------------------- types and DDL
 
@@ -125,11 +131,29 @@ public class Db2Dialect extends Dialect {
     @Override
     public RingStore ringStore(RingTables tables, RingOptions options) {
         return switch (options.strategy()) {
-            case SAFE -> new Db2RingStore(this, tables, options.capacity());
+            case SAFE -> safeRing(tables, options.capacity());
             case SINGLE_WRITER -> singleWriter(tables, options.capacity());
             case TRIGGER -> throw new IllegalArgumentException(NAME + " does not offer ring strategy "
                     + options.strategy());
         };
+    }
+
+    /**
+     * The safe ring: the head row is bumped and read in one statement, {@code SELECT last_seq FROM FINAL TABLE
+     * (UPDATE ...)}, which locks it until commit; a missing head row is inserted under a savepoint and a lost creation
+     * race (SQLCODE -803) updates the row the winner created (the portable path). The slots are written with one
+     * batched {@code MERGE}. Two statements per push, in one transaction at cursor stability.
+     */
+    private StandardRingStore safeRing(RingTables t, int capacity) {
+        String now = nowMillis();
+        return new StandardRingStore(this, t, capacity, new RingStatements(Sql.of("SELECT last_seq FROM FINAL TABLE"
+                + " (UPDATE " + t.heads() + " SET last_seq = last_seq + :n WHERE grp = :grp AND last_seq <= :max)"),
+                Sql.of("MERGE INTO " + t.entries() + " e USING (VALUES (CAST(:grp AS " + Db2Keys.COLUMN_TYPE + "),"
+                        + " CAST(:slot AS INTEGER), CAST(:seq AS BIGINT), CAST(:payload AS "
+                        + typeOf(Schema.Type.PAYLOAD) + "))) AS s (grp, slot, seq, payload) ON e.grp = s.grp AND"
+                        + " e.slot = s.slot WHEN MATCHED THEN UPDATE SET seq = s.seq, payload = s.payload, pushed_ms = "
+                        + now + " WHEN NOT MATCHED THEN INSERT (grp, slot, seq, payload, pushed_ms)"
+                        + " VALUES (s.grp, s.slot, s.seq, s.payload, " + now + ")"), null, null, null));
     }
 
     /**

@@ -13,11 +13,15 @@ import dev.rowqueue.spi.RingStore;
 import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Schema;
 import dev.rowqueue.spi.SqlErrorKind;
+import dev.rowqueue.spi.StandardCounterStore;
+import dev.rowqueue.spi.StandardRingStore;
+import dev.rowqueue.spi.StandardWorkStore;
 import dev.rowqueue.spi.WorkStore;
 import dev.rowqueue.spi.WorkTables;
 import dev.rowqueue.support.DdlFeatures;
 import dev.rowqueue.support.SchemaDdl;
 import dev.rowqueue.support.SqlErrors;
+import dev.rowqueue.support.SqlForms;
 
 import java.sql.SQLException;
 import java.util.Collections;
@@ -29,10 +33,8 @@ import java.util.Set;
  * MERGE ...)}) so a statement returns the rows it wrote, {@code MERGE} (the Oracle/DB2 "method three" of "How to
  * implement a queue in SQL", as the single-writer ring strategy) and {@code IF NOT EXISTS} DDL.
  *
- * <p>Time is bound from the application's clock: H2 evaluates a time expression once per row it scans, so a claim
- * window computing {@code EXTRACT(EPOCH FROM CURRENT_TIMESTAMP)} costs many times one with a bound value, and an
- * embedded H2 shares the application's clock anyway. With H2 in server mode, keep the
- * clients' clocks in sync.
+ * <p>Time is bound from the application's clock: H2 evaluates a time expression once per row it scans, and an embedded
+ * H2 shares the application's clock anyway. With H2 in server mode, keep the clients' clocks in sync.
  */
 public class H2Dialect extends Dialect {
 
@@ -40,13 +42,14 @@ public class H2Dialect extends Dialect {
     public static final String NAME = "h2";
     /** Payload column length: H2 holds up to a million characters in {@code CHARACTER VARYING} comfortably. */
     static final int MAX_PAYLOAD = 1_000_000;
+    private static final SqlForms FORMS = SqlForms.STANDARD.withSkipLocked(SqlForms.SKIP_LOCKED);
     private static final DialectPolicy POLICY = DialectPolicy.DEFAULTS.withMaxPayloadLength(MAX_PAYLOAD);
     /**
      * Payloads are {@code CHARACTER VARYING} of {@link #MAX_PAYLOAD} characters. The safe strategy's entries have no
      * {@code (grp, seq)} index: H2 keeps a table whose primary key is not one integer column in a map by row id, with
      * the key as one more index, so a push after the first lap that changes {@code seq} would rewrite entries in two
      * indexes besides the row. Newest-first reads find their slots through the head row
-     * ({@link H2RingStore#newestByHead}).
+     * ({@link H2Statements#ring}).
      */
     private static final SchemaDdl DDL = new SchemaDdl(DdlFeatures.builder(
                     ColumnTypes.STANDARD.with(Schema.Type.PAYLOAD, "CHARACTER VARYING(%d)"))
@@ -81,26 +84,26 @@ public class H2Dialect extends Dialect {
         return DDL;
     }
 
+    /** {@code FOR UPDATE SKIP LOCKED}; time bound from the application's clock. */
     @Override
-    public String skipLocked() {
-        return " FOR UPDATE SKIP LOCKED";
+    public SqlForms sqlForms() {
+        return FORMS;
     }
 
     @Override
     public RingStore ringStore(RingTables tables, RingOptions options) {
-        return options.strategy() == RingStrategy.SINGLE_WRITER
-                ? new H2SingleWriterRingStore(this, tables, options.capacity())
-                : new H2RingStore(this, tables, options.capacity());
+        return new StandardRingStore(this, tables, options.capacity(), options.strategy() == RingStrategy.SINGLE_WRITER
+                ? H2Statements.singleWriterRing(tables, nowMillis()) : H2Statements.ring(tables, nowMillis()));
     }
 
     @Override
     public WorkStore workStore(WorkTables tables) {
-        return new H2WorkStore(this, tables);
+        return new StandardWorkStore(this, tables, H2Statements.work(tables, nowMillis()));
     }
 
     @Override
     public CounterStore counterStore(CounterTable table) {
-        return new H2CounterStore(this, table);
+        return new StandardCounterStore(this, table, H2Statements.counters(table));
     }
 
     @Override

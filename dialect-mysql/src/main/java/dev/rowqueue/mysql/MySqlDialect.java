@@ -20,6 +20,7 @@ import dev.rowqueue.spi.WorkTables;
 import dev.rowqueue.support.DdlFeatures;
 import dev.rowqueue.support.SchemaDdl;
 import dev.rowqueue.support.SqlErrors;
+import dev.rowqueue.support.SqlForms;
 
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -558,9 +559,13 @@ public class MySqlDialect extends Dialect {
      * once per statement.
      */
     @Override
-    public String nowMillis() {
-        return "(TIMESTAMPDIFF(MICROSECOND, TIMESTAMP'1970-01-01 00:00:00', UTC_TIMESTAMP(3)) DIV 1000)";
+    public SqlForms sqlForms() {
+        return claimPath == ClaimPath.SKIP_LOCKED ? SKIP_LOCKED_FORMS : FORMS;
     }
+
+    private static final SqlForms FORMS = SqlForms.STANDARD.withLimit(SqlForms.LIMIT)
+            .withNow("(TIMESTAMPDIFF(MICROSECOND, TIMESTAMP'1970-01-01 00:00:00', UTC_TIMESTAMP(3)) DIV 1000)");
+    private static final SqlForms SKIP_LOCKED_FORMS = FORMS.withSkipLocked(SqlForms.SKIP_LOCKED);
 
     // ---------------------------------------------------------------- types and DDL
 
@@ -631,15 +636,6 @@ public class MySqlDialect extends Dialect {
 
     // ---------------------------------------------------------------- statements
 
-    @Override
-    public String limit(String parameter) {
-        return " LIMIT :" + parameter;
-    }
-
-    @Override
-    public String skipLocked() {
-        return claimPath == ClaimPath.SKIP_LOCKED ? " FOR UPDATE SKIP LOCKED" : "";
-    }
 
     /**
      * @return the row alias after a multi-row {@code VALUES} list, or "" where {@code VALUES(col)} is used

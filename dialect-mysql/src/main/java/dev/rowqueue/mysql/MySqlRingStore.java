@@ -6,6 +6,7 @@ import dev.rowqueue.spi.Sql;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.SqlOp;
 import dev.rowqueue.spi.StandardRingStore;
+import dev.rowqueue.support.RingStatements;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,26 +68,20 @@ final class MySqlRingStore extends StandardRingStore {
     private final Sql bump;
     private final Sql lastSeq;
     private final Sql triggerExists;
-    private final Sql newestByHead;
     /** The trigger push of one payload, the common case, built once. */
     private final Sql triggerInsertOne;
     /** Whether the push trigger exists; {@code null} until the first push looks. */
     private volatile Boolean trigger;
 
     MySqlRingStore(MySqlDialect dialect, RingTables tables, int capacity) {
-        super(dialect, tables, capacity);
+        super(dialect, tables, capacity, new RingStatements(null, null, null,
+                dialect.triggerPush() ? newestByHead(tables) : null, null));
         this.mysql = dialect;
         bump = Sql.of("INSERT INTO " + t.heads() + " (grp, last_seq) VALUES (:grp, LAST_INSERT_ID(:n))"
                 + " ON DUPLICATE KEY UPDATE last_seq = LAST_INSERT_ID(last_seq + :n)");
         lastSeq = Sql.of("SELECT last_seq FROM " + t.heads() + " WHERE grp = :grp");
         triggerExists = Sql.of("SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE()"
                 + " AND EVENT_OBJECT_TABLE = :entries AND TRIGGER_NAME = :name");
-        String lo = "MOD(GREATEST(h.last_seq - :limit + 1, 1), :cap)";
-        String hi = "MOD(h.last_seq, :cap)";
-        newestByHead = Sql.of("SELECT e." + Jdbc.ENTRY_COLUMNS.replace(", ", ", e.") + " FROM " + t.heads() + " h JOIN "
-                + t.entries() + " e ON e.grp = h.grp WHERE h.grp = :grp AND e.seq > h.last_seq - :limit"
-                + " AND ((" + lo + " <= " + hi + " AND e.slot BETWEEN " + lo + " AND " + hi + ") OR (" + lo + " > " + hi
-                + " AND (e.slot >= " + lo + " OR e.slot <= " + hi + "))) ORDER BY e.seq DESC");
         triggerInsertOne = triggerInsert(1);
     }
 
@@ -96,9 +91,13 @@ final class MySqlRingStore extends StandardRingStore {
      * last {@code :limit} numbers, one range of the primary key or two where they wrap around. Whole rings and the
      * oldest entries are read by the primary key and sorted.
      */
-    @Override
-    protected Sql newestByHead() {
-        return mysql.triggerPush() ? newestByHead : null;
+    private static Sql newestByHead(RingTables t) {
+        String lo = "MOD(GREATEST(h.last_seq - :limit + 1, 1), :cap)";
+        String hi = "MOD(h.last_seq, :cap)";
+        return Sql.of("SELECT e." + Jdbc.ENTRY_COLUMNS.replace(", ", ", e.") + " FROM " + t.heads() + " h JOIN "
+                + t.entries() + " e ON e.grp = h.grp WHERE h.grp = :grp AND e.seq > h.last_seq - :limit"
+                + " AND ((" + lo + " <= " + hi + " AND e.slot BETWEEN " + lo + " AND " + hi + ") OR (" + lo + " > " + hi
+                + " AND (e.slot >= " + lo + " OR e.slot <= " + hi + "))) ORDER BY e.seq DESC");
     }
 
     /**

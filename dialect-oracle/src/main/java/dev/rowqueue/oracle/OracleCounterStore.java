@@ -4,6 +4,7 @@ import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.Sql;
 import dev.rowqueue.spi.SqlOp;
 import dev.rowqueue.spi.StandardCounterStore;
+import dev.rowqueue.support.CounterStatements;
 
 import java.util.List;
 import java.util.OptionalLong;
@@ -21,16 +22,20 @@ final class OracleCounterStore extends StandardCounterStore {
     private final Sql set;
 
     OracleCounterStore(OracleDialect dialect, CounterTable table) {
-        super(dialect, table);
+        this(dialect, table, Sql.of("MERGE INTO " + table.table() + " c USING (SELECT :key AS k, :value AS v FROM dual)"
+                + " s ON (c.counter_key = s.k) WHEN MATCHED THEN UPDATE SET c.counter_value = s.v"
+                + " WHEN NOT MATCHED THEN INSERT (counter_key, counter_value) VALUES (s.k, s.v)"));
+    }
+
+    private OracleCounterStore(OracleDialect dialect, CounterTable table, Sql set) {
+        super(dialect, table, new CounterStatements(null, set));
+        this.set = set;
         String update = "UPDATE " + t.table() + " SET counter_value = counter_value + :delta WHERE counter_key = :key"
                 + " AND counter_value BETWEEN :lo AND :hi RETURNING counter_value INTO v_value;";
         add = new PlSqlCall(Sql.of("DECLARE v_value NUMBER(19); BEGIN " + update + " IF SQL%ROWCOUNT = 0 THEN BEGIN"
                 + " INSERT INTO " + t.table() + " (counter_key, counter_value) VALUES (:key, :delta);"
                 + " v_value := :delta; EXCEPTION WHEN DUP_VAL_ON_INDEX THEN " + update + " END; END IF;"
                 + " :result := v_value; END;"), "result");
-        set = Sql.of("MERGE INTO " + t.table() + " c USING (SELECT :key AS k, :value AS v FROM dual) s"
-                + " ON (c.counter_key = s.k) WHEN MATCHED THEN UPDATE SET c.counter_value = s.v"
-                + " WHEN NOT MATCHED THEN INSERT (counter_key, counter_value) VALUES (s.k, s.v)");
     }
 
     /** @return the statements this store renders, for tests */
@@ -43,10 +48,5 @@ final class OracleCounterStore extends StandardCounterStore {
         long[] range = guard(delta);
         return SqlOp.statement(c -> add.call(c, dialect, b -> b.set("delta", delta).set("key", key)
                 .set("lo", range[0]).set("hi", range[1])));
-    }
-
-    @Override
-    public SqlOp<Void> set(String key, long value) {
-        return setInOneStatement(set, key, value);
     }
 }

@@ -18,6 +18,7 @@ import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.support.DdlFeatures;
 import dev.rowqueue.support.SchemaDdl;
 import dev.rowqueue.support.SqlErrors;
+import dev.rowqueue.support.SqlForms;
 
 import java.net.ConnectException;
 import java.sql.SQLException;
@@ -64,6 +65,15 @@ public class OracleDialect extends Dialect {
     private static final String INT64 = "NUMBER(19)";
     /** The interval since the epoch, on the database's clock, in UTC. */
     private static final String SINCE_EPOCH = "(SYS_EXTRACT_UTC(SYSTIMESTAMP) - TIMESTAMP '1970-01-01 00:00:00')";
+    /**
+     * The time: epoch milliseconds of {@code SYS_EXTRACT_UTC(SYSTIMESTAMP)}, from the day-to-second interval since
+     * 1970-01-01. Oracle evaluates {@code SYSTIMESTAMP} once per statement, so every use in one statement agrees.
+     */
+    private static final SqlForms FORMS = SqlForms.STANDARD.withSkipLocked(SqlForms.SKIP_LOCKED)
+            .withLockingLimit(SqlForms.SKIP_LOCKED).withGeneratedKey("ID")
+            .withNow("(EXTRACT(DAY FROM " + SINCE_EPOCH + ") * 86400000 + EXTRACT(HOUR FROM " + SINCE_EPOCH
+                    + ") * 3600000 + EXTRACT(MINUTE FROM " + SINCE_EPOCH + ") * 60000 + TRUNC(EXTRACT(SECOND FROM "
+                    + SINCE_EPOCH + ") * 1000))");
 
     private final OraclePayload payload;
     private final SchemaDdl ddl;
@@ -121,17 +131,6 @@ public class OracleDialect extends Dialect {
 
     // ---------------------------------------------------------------- time
 
-    /**
-     * Epoch milliseconds of {@code SYS_EXTRACT_UTC(SYSTIMESTAMP)}, from the day-to-second interval since
-     * 1970-01-01. Oracle evaluates {@code SYSTIMESTAMP} once per statement, so every use in one statement agrees.
-     */
-    @Override
-    public String nowMillis() {
-        return "(EXTRACT(DAY FROM " + SINCE_EPOCH + ") * 86400000 + EXTRACT(HOUR FROM " + SINCE_EPOCH
-                + ") * 3600000 + EXTRACT(MINUTE FROM " + SINCE_EPOCH + ") * 60000 + TRUNC(EXTRACT(SECOND FROM "
-                + SINCE_EPOCH + ") * 1000))";
-    }
-
     // ---------------------------------------------------------------- types and DDL
 
     /**
@@ -150,21 +149,14 @@ public class OracleDialect extends Dialect {
 
     // ---------------------------------------------------------------- statements
 
+    /**
+     * {@code FOR UPDATE SKIP LOCKED}, but no {@code FETCH FIRST} with it (ORA-02014): the store fetches only n rows
+     * instead. The generated key is upper case: the driver names the column in its {@code RETURNING ... INTO}, and
+     * Oracle folds to upper case.
+     */
     @Override
-    public String skipLocked() {
-        return " FOR UPDATE SKIP LOCKED";
-    }
-
-    /** No {@code FETCH FIRST} with {@code FOR UPDATE} (ORA-02014): the store fetches only n rows instead. */
-    @Override
-    public String lockingLimit(String parameter) {
-        return skipLocked();
-    }
-
-    /** Upper case: the driver names the column in its {@code RETURNING ... INTO}, and Oracle folds to upper case. */
-    @Override
-    public String generatedKeyColumn() {
-        return "ID";
+    public SqlForms sqlForms() {
+        return FORMS;
     }
 
     // ---------------------------------------------------------------- stores

@@ -4,6 +4,7 @@ import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Sql;
 import dev.rowqueue.spi.SqlOp;
 import dev.rowqueue.spi.StandardRingStore;
+import dev.rowqueue.support.RingStatements;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -30,7 +31,17 @@ final class OracleRingStore extends StandardRingStore {
     private final boolean payloadFitsPlSql;
 
     OracleRingStore(OracleDialect dialect, RingTables tables, int capacity) {
-        super(dialect, tables, capacity);
+        this(dialect, tables, capacity, Sql.of("MERGE INTO " + tables.entries() + " e USING (SELECT :grp AS grp,"
+                + " :slot AS slot FROM dual) s ON (e.grp = s.grp AND e.slot = s.slot) WHEN MATCHED THEN UPDATE SET"
+                + " e.seq = :seq, e.payload = :payload, e.pushed_ms = " + dialect.nowMillis() + " WHEN NOT MATCHED THEN"
+                + " INSERT (grp, slot, seq, payload, pushed_ms) VALUES (s.grp, s.slot, :seq, :payload, "
+                + dialect.nowMillis() + ")"));
+    }
+
+    /** The slots are written with {@code merge}, one batch for several. */
+    private OracleRingStore(OracleDialect dialect, RingTables tables, int capacity, Sql merge) {
+        super(dialect, tables, capacity, new RingStatements(null, merge, null, null, null));
+        this.merge = merge;
         String now = dialect.nowMillis();
         String update = "UPDATE " + t.heads() + " SET last_seq = last_seq + :n WHERE grp = :grp AND last_seq <= :max"
                 + " RETURNING last_seq INTO v_last;";
@@ -44,10 +55,6 @@ final class OracleRingStore extends StandardRingStore {
         bump = new PlSqlCall(Sql.of("DECLARE v_last NUMBER(19); BEGIN " + bumpHead + " :last := v_last; END;"), "last");
         pushOne = new PlSqlCall(Sql.of("DECLARE v_last NUMBER(19); BEGIN " + bumpHead
                 + " IF v_last IS NOT NULL THEN " + writeSlot + " END IF; :last := v_last; END;"), "last");
-        merge = Sql.of("MERGE INTO " + t.entries() + " e USING (SELECT :grp AS grp, :slot AS slot FROM dual) s"
-                + " ON (e.grp = s.grp AND e.slot = s.slot) WHEN MATCHED THEN UPDATE SET e.seq = :seq,"
-                + " e.payload = :payload, e.pushed_ms = " + now + " WHEN NOT MATCHED THEN INSERT (grp, slot, seq,"
-                + " payload, pushed_ms) VALUES (s.grp, s.slot, :seq, :payload, " + now + ")");
         payloadFitsPlSql = dialect.payload().fitsPlSql();
     }
 
@@ -73,10 +80,5 @@ final class OracleRingStore extends StandardRingStore {
     protected long bumpHead(Connection c, String group, int n) throws SQLException {
         OptionalLong last = bump.call(c, dialect, b -> b.set("n", n).set("grp", group).set("max", Long.MAX_VALUE - n));
         return last.orElseThrow(() -> exhausted(group, Long.MAX_VALUE - n + 1, n));
-    }
-
-    @Override
-    protected void writeSlots(Connection c, String group, long firstSeq, List<String> payloads) throws SQLException {
-        upsertSlots(c, merge, group, firstSeq, payloads);
     }
 }

@@ -12,13 +12,18 @@ import dev.rowqueue.spi.DialectPolicy;
 import dev.rowqueue.spi.RingStore;
 import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Schema;
+import dev.rowqueue.spi.Sql;
 import dev.rowqueue.spi.SqlErrorKind;
+import dev.rowqueue.spi.StandardCounterStore;
 import dev.rowqueue.spi.WakeupSource;
 import dev.rowqueue.spi.WorkStore;
 import dev.rowqueue.spi.WorkTables;
 import dev.rowqueue.support.DdlFeatures;
 import dev.rowqueue.support.SchemaDdl;
 import dev.rowqueue.support.SqlErrors;
+
+import dev.rowqueue.support.CounterStatements;
+import dev.rowqueue.support.SqlForms;
 
 import javax.sql.DataSource;
 import java.sql.SQLException;
@@ -38,7 +43,7 @@ import java.util.Set;
  *   <li>claim: {@code UPDATE ... FROM (SELECT ... FOR UPDATE SKIP LOCKED) ... RETURNING} over a partial index of live
  *       jobs ({@link PostgresWorkStore});</li>
  *   <li>counters: {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE <range guard> RETURNING}
- *       ({@link PostgresCounterStore});</li>
+ *       ({@link #counterStore});</li>
  *   <li>enqueue, nack and release also send a {@code NOTIFY} in the same statement, which wakes blocking claims
  *       ({@link PgWakeups}).</li>
  * </ul>
@@ -55,6 +60,11 @@ import java.util.Set;
  * bounded poll.
  */
 public class PostgresDialect extends Dialect {
+
+    /** {@code LIMIT :n}, {@code FOR UPDATE SKIP LOCKED}, and the server's clock. */
+    private static final SqlForms FORMS = SqlForms.STANDARD.withLimit(SqlForms.LIMIT)
+            .withSkipLocked(SqlForms.SKIP_LOCKED)
+            .withNow("CAST(EXTRACT(EPOCH FROM statement_timestamp()) * 1000 AS BIGINT)");
 
     /** The dialect's name. */
     public static final String NAME = "postgresql";
@@ -172,18 +182,8 @@ public class PostgresDialect extends Dialect {
      * the volatile {@code clock_timestamp()}), so the planner can compare indexed columns with it.
      */
     @Override
-    public String nowMillis() {
-        return "CAST(EXTRACT(EPOCH FROM statement_timestamp()) * 1000 AS BIGINT)";
-    }
-
-    @Override
-    public String limit(String parameter) {
-        return " LIMIT :" + parameter;
-    }
-
-    @Override
-    public String skipLocked() {
-        return " FOR UPDATE SKIP LOCKED";
+    public SqlForms sqlForms() {
+        return FORMS;
     }
 
     /** @return whether {@code WITH ... AS MATERIALIZED} exists (12+; older servers always materialize a CTE) */
@@ -210,9 +210,20 @@ public class PostgresDialect extends Dialect {
         return new PostgresWorkStore(this, tables, notify);
     }
 
+    /**
+     * Counters in one statement each. An increment is an {@code INSERT ... ON CONFLICT (counter_key) DO UPDATE ...
+     * WHERE counter_value BETWEEN :lo AND :hi RETURNING counter_value}: a new counter is created at {@code delta}; an
+     * existing one is locked and incremented unless the guard fails, and then the statement returns no row and
+     * changes nothing (the increment would leave the 64-bit range).
+     */
     @Override
-    public CounterStore counterStore(CounterTable table) {
-        return new PostgresCounterStore(this, table);
+    public CounterStore counterStore(CounterTable t) {
+        String insert = "INSERT INTO " + t.table() + " AS c (counter_key, counter_value) VALUES (:key, ";
+        return new StandardCounterStore(this, t, new CounterStatements(Sql.of(insert + ":delta) ON CONFLICT"
+                + " (counter_key) DO UPDATE SET counter_value = c.counter_value + EXCLUDED.counter_value"
+                + " WHERE c.counter_value BETWEEN :lo AND :hi RETURNING counter_value"),
+                Sql.of(insert + ":value) ON CONFLICT (counter_key) DO UPDATE SET counter_value ="
+                        + " EXCLUDED.counter_value")));
     }
 
     /**

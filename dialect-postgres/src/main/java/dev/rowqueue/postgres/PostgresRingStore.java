@@ -5,6 +5,7 @@ import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Sql;
 import dev.rowqueue.spi.SqlOp;
 import dev.rowqueue.spi.StandardRingStore;
+import dev.rowqueue.support.RingStatements;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -34,17 +35,16 @@ import java.util.OptionalLong;
  * {@link Long#MAX_VALUE}, the guard leaves the head row alone, the CTE yields no row and nothing is written.
  *
  * <p>A push of one payload, the common case, binds it as a plain parameter instead of an array: no array to build on
- * the client and to unnest on the server, so more pushes a second (docs/postgresql.md, "Ring push").
+ * the client and to unnest on the server.
  */
 final class PostgresRingStore extends StandardRingStore {
 
     private final Sql push;
     private final Sql pushOne;
     private final Sql lastSeq;
-    private final Sql newestByHead;
 
     PostgresRingStore(PostgresDialect dialect, RingTables tables, int capacity) {
-        super(dialect, tables, capacity);
+        super(dialect, tables, capacity, new RingStatements(null, null, null, newestByHead(tables), null));
         push = Sql.of("WITH head AS (INSERT INTO " + t.heads() + " AS h (grp, last_seq) VALUES (:grp, :n)"
                 + " ON CONFLICT (grp) DO UPDATE SET last_seq = h.last_seq + EXCLUDED.last_seq"
                 + " WHERE h.last_seq <= :max RETURNING last_seq),"
@@ -65,11 +65,6 @@ final class PostgresRingStore extends StandardRingStore {
                 + " pushed_ms = EXCLUDED.pushed_ms)"
                 + " SELECT last_seq FROM head");
         lastSeq = Sql.of("SELECT last_seq FROM " + t.heads() + " WHERE grp = :grp");
-        newestByHead = Sql.of("WITH h AS (SELECT last_seq FROM " + t.heads() + " WHERE grp = :grp)"
-                + " SELECT e." + Jdbc.ENTRY_COLUMNS.replace(", ", ", e.") + " FROM " + t.entries() + " e CROSS JOIN h"
-                + " WHERE e.grp = :grp AND e.slot = ANY(ARRAY(SELECT CAST(MOD(s.seq, :cap) AS INTEGER) FROM h CROSS JOIN"
-                + " generate_series(GREATEST(h.last_seq - :limit + 1, 1), h.last_seq) AS s(seq)))"
-                + " AND e.seq > h.last_seq - :limit ORDER BY e.seq DESC");
     }
 
     /**
@@ -78,9 +73,12 @@ final class PostgresRingStore extends StandardRingStore {
      * which the primary key finds directly. Reading whole rings, or the oldest entries, scans the group's rows by the
      * primary key and sorts them.
      */
-    @Override
-    protected Sql newestByHead() {
-        return newestByHead;
+    private static Sql newestByHead(RingTables t) {
+        return Sql.of("WITH h AS (SELECT last_seq FROM " + t.heads() + " WHERE grp = :grp)"
+                + " SELECT e." + Jdbc.ENTRY_COLUMNS.replace(", ", ", e.") + " FROM " + t.entries() + " e CROSS JOIN h"
+                + " WHERE e.grp = :grp AND e.slot = ANY(ARRAY(SELECT CAST(MOD(s.seq, :cap) AS INTEGER) FROM h CROSS JOIN"
+                + " generate_series(GREATEST(h.last_seq - :limit + 1, 1), h.last_seq) AS s(seq)))"
+                + " AND e.seq > h.last_seq - :limit ORDER BY e.seq DESC");
     }
 
     @Override

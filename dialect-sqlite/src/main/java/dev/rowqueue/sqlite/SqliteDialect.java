@@ -13,11 +13,15 @@ import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Sql;
 import dev.rowqueue.spi.Schema;
 import dev.rowqueue.spi.SqlErrorKind;
+import dev.rowqueue.spi.StandardCounterStore;
+import dev.rowqueue.spi.StandardRingStore;
+import dev.rowqueue.spi.StandardWorkStore;
 import dev.rowqueue.spi.WorkStore;
 import dev.rowqueue.spi.WorkTables;
 import dev.rowqueue.support.DdlFeatures;
 import dev.rowqueue.support.SchemaDdl;
 import dev.rowqueue.support.SqlErrors;
+import dev.rowqueue.support.SqlForms;
 import org.sqlite.SQLiteConnection;
 
 import java.sql.Connection;
@@ -57,6 +61,8 @@ import java.util.Set;
  * three keys.
  */
 public class SqliteDialect extends Dialect {
+
+    private static final SqlForms FORMS = SqlForms.STANDARD.withLimit(SqlForms.LIMIT);
 
     /** The dialect's name. */
     public static final String NAME = "sqlite";
@@ -172,7 +178,7 @@ public class SqliteDialect extends Dialect {
      * a restart raises (never lowers). Keyed indexes are partial (3.8.0 and later): they leave out rows without a
      * key. The safe strategy's entries have no {@code (grp, seq)} index: a push then writes the head row and one slot
      * row with its primary key, and no third b-tree. Newest-first reads with a limit find their slots through the
-     * head row ({@code SqliteRingStore.newestByHead}).
+     * head row ({@link SqliteStatements#ring}).
      */
     @Override
     public SchemaDdl ddl() {
@@ -189,26 +195,27 @@ public class SqliteDialect extends Dialect {
                             + " WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE " + SEQUENCE_ROW + ")"))
             .build());
 
+    /** {@code LIMIT :n}; time bound from the application's clock. */
     @Override
-    public String limit(String parameter) {
-        return " LIMIT :" + parameter;
+    public SqlForms sqlForms() {
+        return FORMS;
     }
 
     @Override
     public RingStore ringStore(RingTables tables, RingOptions options) {
         return options.strategy() == dev.rowqueue.RingStrategy.SAFE
-                ? new SqliteRingStore(this, tables, options.capacity())
+                ? new StandardRingStore(this, tables, options.capacity(), SqliteStatements.ring(tables, nowMillis()))
                 : super.ringStore(tables, options);
     }
 
     @Override
     public WorkStore workStore(WorkTables tables) {
-        return new SqliteWorkStore(this, tables);
+        return new StandardWorkStore(this, tables, SqliteStatements.work(tables, nowMillis()));
     }
 
     @Override
     public CounterStore counterStore(CounterTable table) {
-        return new SqliteCounterStore(this, table);
+        return new StandardCounterStore(this, table, SqliteStatements.counters(table));
     }
 
     @Override
