@@ -139,9 +139,12 @@ class WorkerTest {
                 finish.await();
             }, WorkerOptions.threads(4).withHeartbeat(Duration.ofMillis(100)).withListener(listener)).start()) {
                 assertTrue(running.await(30, TimeUnit.SECONDS));
+                // a beat that read the running jobs before the fourth started may still report: wait for one of 4
+                eventually("a heartbeat of the 4 running jobs", () -> beats.contains(4));
                 sds.prepared.clear();
                 beats.clear();
-                eventually("three heartbeats", () -> beats.size() >= 3);
+                // one more than needed: a beat whose statement ran before the clear may report after it
+                eventually("four heartbeats", () -> beats.size() >= 4);
                 finish.countDown();
                 long extensions = sds.prepared.stream().filter(s -> s.contains("SET due_ms")
                         && s.contains(" OR (id = ")).count();
