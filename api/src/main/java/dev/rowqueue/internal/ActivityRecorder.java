@@ -2,7 +2,7 @@ package dev.rowqueue.internal;
 
 import dev.rowqueue.QueueActivity;
 import dev.rowqueue.spi.Dialect;
-import dev.rowqueue.spi.Sql;
+import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlOp;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -130,7 +130,7 @@ final class ClaimGates {
 
     /**
      * Whether the instances on one database share their claim gates: where the portable dialect found that reads
-     * wait for writers ({@link dev.rowqueue.spi.PortableFeatures.Concurrency#readsWaitForWriters}). Consumers that
+     * wait for writers ({@link dev.rowqueue.support.PortableFeatures.Concurrency#readsWaitForWriters}). Consumers that
      * ack and claim in one transaction there wait for each other's rows; two such claims of one queue from two
      * instances can wait in a cycle, which such a database may find only after seconds (Derby: 20 s).
      *
@@ -138,7 +138,7 @@ final class ClaimGates {
      * @return whether to share
      */
     static boolean sharedPerDatabase(dev.rowqueue.spi.Dialect dialect) {
-        return dialect instanceof dev.rowqueue.spi.PortableDialect p && p.concurrency().readsWaitForWriters();
+        return dialect instanceof dev.rowqueue.support.PortableDialect p && p.concurrency().readsWaitForWriters();
     }
 
     /**

@@ -137,7 +137,7 @@ public final class DefaultRowQueues implements RowQueues {
         try {
             try (Connection c = s.dataSource().getConnection()) {
                 product = DatabaseProduct.of(c.getMetaData());
-                database = dev.rowqueue.spi.Jdbc.databaseIdentity(c.getMetaData());
+                database = dev.rowqueue.support.Jdbc.databaseIdentity(c.getMetaData());
                 ddl = SchemaManager.creationLock(database);
                 ddl.lock();
                 dialect = DialectResolver.resolve(s.dialects(), s.dialectName(), product, s.dialectOptions(), c);
@@ -145,11 +145,11 @@ public final class DefaultRowQueues implements RowQueues {
                 throw new RowQueueException("cannot read the database's metadata, or ask it what it accepts, to choose a"
                         + " dialect: " + Errors.describe(e), e);
             }
-            if (dialect instanceof dev.rowqueue.spi.PortableDialect p) { // how transactions meet: two connections
-                dialect = p.withConcurrency(dev.rowqueue.spi.PortableFeatures.concurrency(s.dataSource()));
+            if (dialect instanceof dev.rowqueue.support.PortableDialect p) { // how transactions meet: two connections
+                dialect = p.withConcurrency(dev.rowqueue.support.PortableFeatures.concurrency(s.dataSource()));
                 AddColumnProbe.Answer add = AddColumnProbe.of(s.dataSource(), database); // how upgrades add columns
                 if (add != null) {
-                    dialect = ((dev.rowqueue.spi.PortableDialect) dialect).withAddColumn(add.keyword(),
+                    dialect = ((dev.rowqueue.support.PortableDialect) dialect).withAddColumn(add.keyword(),
                             add.constrained());
                 }
             }
@@ -324,7 +324,7 @@ public final class DefaultRowQueues implements RowQueues {
      * dialects know their engine and take none.
      */
     private static HotRowTurns hotRowTurns(javax.sql.DataSource dataSource, Dialect dialect, String database) {
-        if (!(dialect instanceof dev.rowqueue.spi.PortableDialect)) {
+        if (!(dialect instanceof dev.rowqueue.support.PortableDialect)) {
             return null;
         }
         HotRowProbe.Answer answer = HotRowProbe.of(dataSource, database);

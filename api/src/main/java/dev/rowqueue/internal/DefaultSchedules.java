@@ -14,7 +14,7 @@ import dev.rowqueue.Schedules;
 import dev.rowqueue.CronSchedule;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.Schema;
-import dev.rowqueue.spi.Sql;
+import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.SqlOp;
 import dev.rowqueue.spi.WorkStore;

@@ -3,7 +3,7 @@ package dev.rowqueue.internal;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.DialectProvider;
-import dev.rowqueue.spi.PortableDialect;
+import dev.rowqueue.support.PortableDialect;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

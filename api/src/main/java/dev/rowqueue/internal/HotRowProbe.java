@@ -85,7 +85,7 @@ final class HotRowProbe {
 
     /**
      * @param dataSource the database
-     * @param database   its identity ({@link dev.rowqueue.spi.Jdbc#databaseIdentity})
+     * @param database   its identity ({@link dev.rowqueue.support.Jdbc#databaseIdentity})
      * @return the answer, asked once per database in this JVM
      */
     static Answer of(DataSource dataSource, String database) {

@@ -1,6 +1,6 @@
 package dev.rowqueue.internal;
 
-import dev.rowqueue.spi.Jdbc;
+import dev.rowqueue.support.Jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;

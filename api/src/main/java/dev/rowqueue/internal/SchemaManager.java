@@ -10,7 +10,7 @@ import dev.rowqueue.TransientRowQueueException;
 import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.RingTables;
-import dev.rowqueue.spi.Sql;
+import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.SqlOp;
 import dev.rowqueue.spi.WorkTables;
@@ -71,7 +71,7 @@ final class SchemaManager {
     private final Set<String> missing = ConcurrentHashMap.newKeySet();
     private volatile boolean catalogReady;
     /**
-     * One lock per database ({@link dev.rowqueue.spi.Jdbc#databaseIdentity}) for every instance in this JVM: schema
+     * One lock per database ({@link dev.rowqueue.support.Jdbc#databaseIdentity}) for every instance in this JVM: schema
      * creation of one database runs one queue at a time. Connections creating one queue's tables and indexes at the
      * same moment can otherwise wait for each other where the database cannot see the cycle (Derby's compile
      * monitor), which only a lock timeout ends.
@@ -163,7 +163,7 @@ final class SchemaManager {
     }
 
     /**
-     * @param database a database's identity ({@link dev.rowqueue.spi.Jdbc#databaseIdentity})
+     * @param database a database's identity ({@link dev.rowqueue.support.Jdbc#databaseIdentity})
      * @return the lock that every creation of tables on it in this JVM takes: queues' DDL and capability probes
      */
     static ReentrantLock creationLock(String database) {
@@ -175,7 +175,7 @@ final class SchemaManager {
         ReentrantLock lock = creating;
         if (lock == null) {
             String database = executor.run("identify the database", SqlOp.read(
-                    c -> dev.rowqueue.spi.Jdbc.databaseIdentity(c.getMetaData())));
+                    c -> dev.rowqueue.support.Jdbc.databaseIdentity(c.getMetaData())));
             lock = creationLock(database);
             creating = lock;
         }

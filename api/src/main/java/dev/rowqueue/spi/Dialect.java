@@ -1,5 +1,9 @@
 package dev.rowqueue.spi;
 
+import dev.rowqueue.support.Sql;
+import dev.rowqueue.support.StandardCounterStore;
+import dev.rowqueue.support.StandardRingStore;
+import dev.rowqueue.support.StandardWorkStore;
 import dev.rowqueue.Capability;
 import dev.rowqueue.RingOptions;
 import dev.rowqueue.RingStrategy;

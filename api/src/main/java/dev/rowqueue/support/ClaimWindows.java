@@ -1,8 +1,8 @@
 package dev.rowqueue.support;
 
 import dev.rowqueue.spi.Dialect;
-import dev.rowqueue.spi.Jdbc;
-import dev.rowqueue.spi.Sql;
+import dev.rowqueue.support.Jdbc;
+import dev.rowqueue.support.Sql;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

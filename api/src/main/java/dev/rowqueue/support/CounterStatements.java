@@ -1,6 +1,6 @@
 package dev.rowqueue.support;
 
-import dev.rowqueue.spi.Sql;
+import dev.rowqueue.support.Sql;
 
 /**
  * The statements a database runs for counters instead of the portable ones; a {@code null} statement keeps the

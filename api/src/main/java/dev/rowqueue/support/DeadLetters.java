@@ -2,8 +2,8 @@ package dev.rowqueue.support;
 
 import dev.rowqueue.Job;
 import dev.rowqueue.spi.Dialect;
-import dev.rowqueue.spi.Jdbc;
-import dev.rowqueue.spi.Sql;
+import dev.rowqueue.support.Jdbc;
+import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlOp;
 import dev.rowqueue.spi.WorkTables;
 

@@ -1,5 +1,7 @@
 package dev.rowqueue.support;
 
+import dev.rowqueue.spi.Dialect;
+
 /**
  * The pieces of SQL that differ between databases inside otherwise standard statements. A dialect returns one value
  * of this from {@code Dialect.sqlForms()}; {@link #STANDARD} is SQL:2008's.

@@ -1,7 +1,7 @@
 package dev.rowqueue.support;
 
-import dev.rowqueue.spi.Jdbc;
-import dev.rowqueue.spi.Sql;
+import dev.rowqueue.support.Jdbc;
+import dev.rowqueue.support.Sql;
 
 /**
  * The statements a database runs for a work queue instead of the portable ones; a {@code null} statement keeps the

@@ -1,11 +1,22 @@
 /**
- * The engines a dialect is built from: what every database shares, driven by the answers a dialect gives
- * ({@link dev.rowqueue.support.DdlFeatures}) and refined where a database differs
- * ({@link dev.rowqueue.support.SqlErrors}). {@link dev.rowqueue.support.SchemaDdl} renders the schema's DDL;
- * {@link dev.rowqueue.support.SqlErrors} classifies driver exceptions. The stores run statement sets (records of the
- * SQL a database runs instead of a portable step: {@link dev.rowqueue.support.CounterStatements},
- * {@link dev.rowqueue.support.RingStatements}, {@link dev.rowqueue.support.WorkStatements}) and the
- * {@link dev.rowqueue.support.SqlForms} of the dialect, and are composed of the parts here (claims, keyed claims,
- * rotation, dead letters). The contracts a dialect implements are in {@link dev.rowqueue.spi}.
+ * The engines a dialect is built from, for dialect modules (applications use {@link dev.rowqueue}).
+ *
+ * <ul>
+ *   <li>{@link dev.rowqueue.support.StandardRingStore}, {@link dev.rowqueue.support.StandardWorkStore} and
+ *       {@link dev.rowqueue.support.StandardCounterStore}: the portable stores. They run a dialect's statement sets
+ *       ({@link dev.rowqueue.support.RingStatements}, {@link dev.rowqueue.support.WorkStatements},
+ *       {@link dev.rowqueue.support.CounterStatements}: records of the SQL a database runs instead of a portable
+ *       step, a null field keeping the portable one) and its {@link dev.rowqueue.support.SqlForms}, and are composed
+ *       of the parts here (claims, keyed claims, rotation, dead letters).</li>
+ *   <li>{@link dev.rowqueue.support.SchemaDdl}: the schema's DDL, rendered from a dialect's
+ *       {@link dev.rowqueue.support.DdlFeatures} (column types and answers such as "accepts IF NOT EXISTS").</li>
+ *   <li>{@link dev.rowqueue.support.SqlErrors}: how driver exceptions are classified.</li>
+ *   <li>{@link dev.rowqueue.support.Sql} and {@link dev.rowqueue.support.Jdbc}: named parameters and JDBC
+ *       helpers.</li>
+ *   <li>{@link dev.rowqueue.support.PortableDialect}: the dialect of databases no module serves, built from what
+ *       {@link dev.rowqueue.support.PortableFeatures} finds by asking the database.</li>
+ * </ul>
+ *
+ * The contracts a dialect implements are in {@link dev.rowqueue.spi}.
  */
 package dev.rowqueue.support;

@@ -1,6 +1,6 @@
 package dev.rowqueue.cli;
 
-import dev.rowqueue.spi.Sql;
+import dev.rowqueue.support.Sql;
 
 import javax.sql.DataSource;
 import java.sql.Connection;

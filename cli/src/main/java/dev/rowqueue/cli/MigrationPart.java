@@ -3,9 +3,9 @@ package dev.rowqueue.cli;
 import dev.rowqueue.QueueInfo;
 import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.Dialect;
-import dev.rowqueue.spi.Jdbc;
+import dev.rowqueue.support.Jdbc;
 import dev.rowqueue.spi.RingTables;
-import dev.rowqueue.spi.Sql;
+import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.WorkTables;
 
 import java.nio.charset.StandardCharsets;

@@ -1,11 +1,11 @@
 package dev.rowqueue.db2;
 
 import dev.rowqueue.spi.CounterTable;
-import dev.rowqueue.spi.Jdbc;
-import dev.rowqueue.spi.Sql;
+import dev.rowqueue.support.Jdbc;
+import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.SqlOp;
-import dev.rowqueue.spi.StandardCounterStore;
+import dev.rowqueue.support.StandardCounterStore;
 import dev.rowqueue.support.CounterStatements;
 
 import java.sql.Connection;

@@ -1,11 +1,11 @@
 package dev.rowqueue.db2;
 
 import dev.rowqueue.Job;
-import dev.rowqueue.spi.Jdbc;
+import dev.rowqueue.support.Jdbc;
 import dev.rowqueue.spi.Schema;
-import dev.rowqueue.spi.Sql;
+import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlOp;
-import dev.rowqueue.spi.StandardWorkStore;
+import dev.rowqueue.support.StandardWorkStore;
 import dev.rowqueue.spi.WorkTables;
 
 import java.sql.Connection;

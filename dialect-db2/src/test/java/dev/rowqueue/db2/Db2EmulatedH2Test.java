@@ -6,7 +6,7 @@ import dev.rowqueue.spi.CounterStore;
 import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.RingStore;
 import dev.rowqueue.spi.RingTables;
-import dev.rowqueue.spi.Sql;
+import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.WorkStore;
 import dev.rowqueue.spi.WorkTables;
 import dev.rowqueue.support.SqlForms;

@@ -1,9 +1,9 @@
 package dev.rowqueue.h2;
 
 import dev.rowqueue.spi.CounterTable;
-import dev.rowqueue.spi.Jdbc;
+import dev.rowqueue.support.Jdbc;
 import dev.rowqueue.spi.RingTables;
-import dev.rowqueue.spi.Sql;
+import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.WorkTables;
 import dev.rowqueue.support.CounterStatements;
 import dev.rowqueue.support.RingStatements;

@@ -1,10 +1,10 @@
 package dev.rowqueue.mysql;
 
 import dev.rowqueue.spi.CounterTable;
-import dev.rowqueue.spi.Sql;
+import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.SqlOp;
-import dev.rowqueue.spi.StandardCounterStore;
+import dev.rowqueue.support.StandardCounterStore;
 
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

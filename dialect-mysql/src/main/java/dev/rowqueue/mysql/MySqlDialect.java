@@ -10,7 +10,7 @@ import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.DialectPolicy;
-import dev.rowqueue.spi.Jdbc;
+import dev.rowqueue.support.Jdbc;
 import dev.rowqueue.spi.RingStore;
 import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Schema;

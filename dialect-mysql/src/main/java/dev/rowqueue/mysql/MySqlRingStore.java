@@ -1,11 +1,11 @@
 package dev.rowqueue.mysql;
 
-import dev.rowqueue.spi.Jdbc;
+import dev.rowqueue.support.Jdbc;
 import dev.rowqueue.spi.RingTables;
-import dev.rowqueue.spi.Sql;
+import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.SqlOp;
-import dev.rowqueue.spi.StandardRingStore;
+import dev.rowqueue.support.StandardRingStore;
 import dev.rowqueue.support.RingStatements;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,10 +1,10 @@
 package dev.rowqueue.mysql;
 
 import dev.rowqueue.spi.RingTables;
-import dev.rowqueue.spi.Sql;
+import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.SqlOp;
-import dev.rowqueue.spi.StandardRingStore;
+import dev.rowqueue.support.StandardRingStore;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

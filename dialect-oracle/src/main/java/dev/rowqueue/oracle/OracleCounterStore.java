@@ -1,9 +1,9 @@
 package dev.rowqueue.oracle;
 
 import dev.rowqueue.spi.CounterTable;
-import dev.rowqueue.spi.Sql;
+import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlOp;
-import dev.rowqueue.spi.StandardCounterStore;
+import dev.rowqueue.support.StandardCounterStore;
 import dev.rowqueue.support.CounterStatements;
 
 import java.util.List;

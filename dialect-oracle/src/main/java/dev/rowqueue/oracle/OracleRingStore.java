@@ -1,9 +1,9 @@
 package dev.rowqueue.oracle;
 
 import dev.rowqueue.spi.RingTables;
-import dev.rowqueue.spi.Sql;
+import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlOp;
-import dev.rowqueue.spi.StandardRingStore;
+import dev.rowqueue.support.StandardRingStore;
 import dev.rowqueue.support.RingStatements;
 
 import java.sql.Connection;

@@ -1,7 +1,7 @@
 package dev.rowqueue.oracle;
 
 import dev.rowqueue.spi.Dialect;
-import dev.rowqueue.spi.Sql;
+import dev.rowqueue.support.Sql;
 
 import java.sql.CallableStatement;
 import java.sql.Connection;

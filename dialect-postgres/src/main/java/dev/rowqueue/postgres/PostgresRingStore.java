@@ -1,10 +1,10 @@
 package dev.rowqueue.postgres;
 
-import dev.rowqueue.spi.Jdbc;
+import dev.rowqueue.support.Jdbc;
 import dev.rowqueue.spi.RingTables;
-import dev.rowqueue.spi.Sql;
+import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlOp;
-import dev.rowqueue.spi.StandardRingStore;
+import dev.rowqueue.support.StandardRingStore;
 import dev.rowqueue.support.RingStatements;
 
 import java.sql.Connection;

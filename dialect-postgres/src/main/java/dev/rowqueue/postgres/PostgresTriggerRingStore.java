@@ -1,7 +1,7 @@
 package dev.rowqueue.postgres;
 
 import dev.rowqueue.spi.RingTables;
-import dev.rowqueue.spi.Sql;
+import dev.rowqueue.support.Sql;
 
 import java.sql.SQLException;
 import java.util.List;

@@ -2,10 +2,10 @@ package dev.rowqueue.postgres;
 
 import dev.rowqueue.Job;
 import dev.rowqueue.spi.ClaimRule;
-import dev.rowqueue.spi.Jdbc;
-import dev.rowqueue.spi.Sql;
+import dev.rowqueue.support.Jdbc;
+import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlOp;
-import dev.rowqueue.spi.StandardWorkStore;
+import dev.rowqueue.support.StandardWorkStore;
 import dev.rowqueue.spi.WorkTables;
 
 import java.sql.Connection;

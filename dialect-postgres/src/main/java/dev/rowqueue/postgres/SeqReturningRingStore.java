@@ -1,11 +1,11 @@
 package dev.rowqueue.postgres;
 
-import dev.rowqueue.spi.Jdbc;
+import dev.rowqueue.support.Jdbc;
 import dev.rowqueue.spi.RingTables;
-import dev.rowqueue.spi.Sql;
+import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.SqlOp;
-import dev.rowqueue.spi.StandardRingStore;
+import dev.rowqueue.support.StandardRingStore;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

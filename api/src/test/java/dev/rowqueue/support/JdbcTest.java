@@ -1,5 +1,8 @@
-package dev.rowqueue.spi;
+package dev.rowqueue.support;
 
+import dev.rowqueue.spi.DatabaseProduct;
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.SqlErrorKind;
 import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.Proxy;

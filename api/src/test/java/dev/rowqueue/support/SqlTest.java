@@ -1,4 +1,4 @@
-package dev.rowqueue.spi;
+package dev.rowqueue.support;
 
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;

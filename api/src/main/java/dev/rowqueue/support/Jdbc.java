@@ -1,5 +1,7 @@
-package dev.rowqueue.spi;
+package dev.rowqueue.support;
 
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.Job;
 import dev.rowqueue.RingEntry;
 

@@ -1,4 +1,4 @@
-package dev.rowqueue.spi;
+package dev.rowqueue.support;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,5 +1,10 @@
-package dev.rowqueue.spi;
+package dev.rowqueue.support;
 
+import dev.rowqueue.spi.ClaimRule;
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.SqlOp;
+import dev.rowqueue.spi.WorkStore;
+import dev.rowqueue.spi.WorkTables;
 import dev.rowqueue.CancelOutcome;
 import dev.rowqueue.Job;
 import dev.rowqueue.JobInfo;

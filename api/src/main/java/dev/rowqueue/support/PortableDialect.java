@@ -1,5 +1,15 @@
-package dev.rowqueue.spi;
+package dev.rowqueue.support;
 
+import dev.rowqueue.spi.ColumnTypes;
+import dev.rowqueue.spi.DatabaseProduct;
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.DialectPolicy;
+import dev.rowqueue.spi.DialectProvider;
+import dev.rowqueue.spi.KeyCodec;
+import dev.rowqueue.spi.Schema;
+import dev.rowqueue.spi.SqlErrorKind;
+import dev.rowqueue.spi.WorkStore;
+import dev.rowqueue.spi.WorkTables;
 import dev.rowqueue.support.DdlFeatures;
 import dev.rowqueue.support.SchemaDdl;
 import dev.rowqueue.support.SqlErrors;

@@ -1,5 +1,7 @@
-package dev.rowqueue.spi;
+package dev.rowqueue.support;
 
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.WorkTables;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

@@ -1,5 +1,10 @@
-package dev.rowqueue.spi;
+package dev.rowqueue.support;
 
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.RingStore;
+import dev.rowqueue.spi.RingTables;
+import dev.rowqueue.spi.SqlErrorKind;
+import dev.rowqueue.spi.SqlOp;
 import dev.rowqueue.RingEntry;
 import dev.rowqueue.SequenceExhaustedException;
 import dev.rowqueue.support.RingStatements;

@@ -1,5 +1,6 @@
-package dev.rowqueue.spi;
+package dev.rowqueue.support;
 
+import dev.rowqueue.spi.KeyCodec;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

@@ -1,5 +1,9 @@
-package dev.rowqueue.spi;
+package dev.rowqueue.support;
 
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.RingTables;
+import dev.rowqueue.spi.SqlErrorKind;
+import dev.rowqueue.spi.SqlOp;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.List;

@@ -1,5 +1,9 @@
-package dev.rowqueue.spi;
+package dev.rowqueue.support;
 
+import dev.rowqueue.spi.CounterStore;
+import dev.rowqueue.spi.CounterTable;
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.SqlOp;
 import dev.rowqueue.support.CounterStatements;
 
 import java.sql.Connection;
