@@ -1,5 +1,7 @@
 package dev.rowqueue.tck;
 
+import dev.rowqueue.testkit.InterceptingDataSource;
+
 import javax.sql.DataSource;
 import java.lang.reflect.Method;
 import java.sql.Connection;
