@@ -68,7 +68,7 @@ final class HotRowTurns {
      */
     void ended(String row, int tries) {
         long ops = operations.incrementAndGet();
-        if (tries > 1 || ops % 1000 == 0) {
+        if (tries > 1 || ops % 100 == 0) {
             log.debug("rowqueue: hot row '{}' of {}: {} attempts; so far {} operations took turns in {} attempts, {}"
                     + " waited for their turn", row, database, tries, ops, attempts.get(), waited.get());
         }
