@@ -286,7 +286,7 @@ class GroupReplicationServerBehaviourTest {
     }
 
     /** Member 1's pool; once armed, right after the next gate bump there, member 2 bumps the gate and commits. */
-    private static final class GateRacer extends dev.rowqueue.tck.InterceptingDataSource {
+    private static final class GateRacer extends dev.rowqueue.testkit.InterceptingDataSource {
         private final Connection member2;
         private volatile boolean armed;
         private volatile boolean fired;

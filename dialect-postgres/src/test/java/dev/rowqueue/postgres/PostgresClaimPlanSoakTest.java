@@ -4,7 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkQueueOptions;
-import dev.rowqueue.tck.CountingDataSource;
+import dev.rowqueue.testkit.CountingDataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,6 @@
 package dev.rowqueue.tck;
 
+import dev.rowqueue.testkit.SimpleDataSource;
 import dev.rowqueue.Counters;
 import dev.rowqueue.RetryPolicy;
 import dev.rowqueue.RingEntry;
