@@ -56,7 +56,8 @@ final class DefaultRingQueue implements RingQueue {
     private long pushOne(String group, String payload) {
         String g = group(group);
         Validation.payload(payload, context.maxPayloadLength());
-        return context.executor().run("push into ring " + name, "ring " + name + " " + g, store.push(g, List.of(payload)))[0];
+        return context.executor().run("push into ring " + name, "ring " + name + " " + g,
+                store.push(g, List.of(payload)))[0];
     }
 
     @Override
@@ -69,7 +70,8 @@ final class DefaultRingQueue implements RingQueue {
     private List<Long> pushMany(String group, List<String> payloads) {
         String g = group(group);
         List<String> checked = Validation.payloads(payloads, context.maxPayloadLength());
-        long[] seqs = context.executor().run("push into ring " + name, "ring " + name + " " + g, store.push(g, checked));
+        long[] seqs = context.executor().run("push into ring " + name, "ring " + name + " " + g,
+                store.push(g, checked));
         List<Long> result = new ArrayList<>(seqs.length);
         for (long seq : seqs) {
             result.add(seq);

@@ -227,7 +227,7 @@ final class DefaultWorkQueue implements WorkQueue {
             }
         }
         long[] ids = exhausted.stream().mapToLong(Long::longValue).toArray();
-        int buried = ctx.executor().run("move exhausted jobs of " + name + " to dead letters",
+        int buried = ctx.executor().run("move exhausted jobs of " + name + " to dead letters", "work " + name,
                 store.bury(ids, token, "lease expired without ack " + max + " times (consumer crashed or stalled)"));
         ctx.activity().record(name, ActivityRecorder.FAILED, buried);
         return deliver;
@@ -241,7 +241,7 @@ final class DefaultWorkQueue implements WorkQueue {
 
     private boolean ackNow(Job job) {
         Validation.job(job);
-        boolean acked = context.executor().run("ack job " + job.id() + " of " + name,
+        boolean acked = context.executor().run("ack job " + job.id() + " of " + name, "work " + name,
                 store.ack(job.id(), job.leaseToken()));
         if (acked) {
             context.activity().record(name, ActivityRecorder.FINISHED, 1);
@@ -307,8 +307,8 @@ final class DefaultWorkQueue implements WorkQueue {
                     (allIds, allTokens, n, leaseMs) -> {
                         long token = newToken();
                         if (allIds.length == 0) {
-                            return new WorkStore.AckedAndClaimed(Set.of(), ctx.executor().run("claim from " + name, "work " + name,
-                                    store.claim(n, leaseMs, token, rule)));
+                            return new WorkStore.AckedAndClaimed(Set.of(), ctx.executor().run("claim from " + name,
+                                    "work " + name, store.claim(n, leaseMs, token, rule)));
                         }
                         return ctx.executor().run("ack " + allIds.length + " jobs of " + name + " and claim from "
                                 + name, "work " + name, store.ackAndClaim(allIds, allTokens, n, leaseMs, token, rule));
@@ -345,7 +345,7 @@ final class DefaultWorkQueue implements WorkQueue {
         Validation.job(job);
         long delay = Validation.notNegative("retryDelay", retryDelay);
         String text = Validation.errorText(error, Dialect.ERROR_LENGTH);
-        boolean nacked = context.executor().run("nack job " + job.id() + " of " + name,
+        boolean nacked = context.executor().run("nack job " + job.id() + " of " + name, "work " + name,
                 store.nack(job.id(), job.leaseToken(), delay, options.maxAttempts(), text));
         if (nacked) {
             context.activity().record(name, ActivityRecorder.FAILED, 1);
@@ -362,7 +362,7 @@ final class DefaultWorkQueue implements WorkQueue {
 
     private boolean releaseNow(Job job) {
         Validation.job(job);
-        return context.executor().run("release job " + job.id() + " of " + name,
+        return context.executor().run("release job " + job.id() + " of " + name, "work " + name,
                 store.release(job.id(), job.leaseToken()));
     }
 
@@ -376,7 +376,7 @@ final class DefaultWorkQueue implements WorkQueue {
     private boolean extendNow(Job job, Duration leaseDuration) {
         Validation.job(job);
         long lease = Validation.positive("leaseDuration", leaseDuration);
-        return context.executor().run("extend lease of job " + job.id() + " of " + name,
+        return context.executor().run("extend lease of job " + job.id() + " of " + name, "work " + name,
                 store.extend(job.id(), job.leaseToken(), lease));
     }
 
@@ -575,7 +575,7 @@ final class DefaultWorkQueue implements WorkQueue {
             ids[i] = jobs.get(i).id();
             tokens[i] = jobs.get(i).leaseToken();
         }
-        return context.executor().run("extend the leases of " + ids.length + " jobs of " + name,
+        return context.executor().run("extend the leases of " + ids.length + " jobs of " + name, "work " + name,
                 store.extendAll(ids, tokens, leaseMs));
     }
 

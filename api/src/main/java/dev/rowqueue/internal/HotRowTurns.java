@@ -8,10 +8,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Writers of one hot row (a ring's head, a counter, a queue's claim gate and cursors) taking turns within this JVM,
- * for databases where a second writer of a row fails instead of waiting ({@link HotRowProbe}): each attempt of such
- * an operation holds a fair lock of its row, per database, from before its transaction begins until after it commits
- * or rolls back, so writers in this JVM never meet in the database; writers in other processes still can, and are
+ * Writers of one hot row (a ring group's head and slots, a counter, a work queue's claim gate, cursors and job rows)
+ * taking turns within this JVM, for databases where a second writer of a row fails instead of waiting
+ * ({@link HotRowProbe}): each attempt of such an operation holds a fair lock of its row, per database, from before
+ * its transaction begins until after it commits or rolls back, so writers in this JVM never meet in the database; writers in other processes still can, and are
  * retried ({@link PooledExecutor}'s backoff with jitter). Every instance on one database in this JVM shares the
  * turns. Locks are striped by the row's hash (rows that share a stripe take turns too, which is safe).
  *
@@ -68,7 +68,7 @@ final class HotRowTurns {
      */
     void ended(String row, int tries) {
         long ops = operations.incrementAndGet();
-        if (tries > 1 || ops % 1000 == 0) {
+        if (tries > 1 || ops % 100 == 0) {
             log.debug("rowqueue: hot row '{}' of {}: {} attempts; so far {} operations took turns in {} attempts, {}"
                     + " waited for their turn", row, database, tries, ops, attempts.get(), waited.get());
         }

@@ -26,7 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * What the kit's connections are running, so that a rule that times out names the stuck statements and what they
  * wait on instead of failing with a bare {@link TimeoutException}. Every statement execution and commit through a
  * {@link #track tracked} data source is registered while it runs (its SQL, its thread, since when). At a timeout,
- * {@link #await} fails with the statements that have run longest and, where the database has a lock view, its rows:
+ * {@link #await} fails with the statements that have run longest and, where the database has a lock view, its rows
+ * (all on one line, which is what a report shows of a failure):
  * the lock views below are probed in turn on a connection of the tracked data source (the first query the database
  * accepts is used; none is chosen by the product's name), within {@link #VIEW_PATIENCE}.
  */
@@ -141,13 +142,13 @@ public final class StuckStatements extends InterceptingDataSource {
         } else {
             b.append("Statements running (longest first):");
             for (Running r : list.subList(0, Math.min(MAX_ROWS, list.size()))) {
-                b.append("\n  ").append(TimeUnit.NANOSECONDS.toMillis(now - r.sinceNanos())).append(" ms on thread '")
-                        .append(r.thread()).append("': ").append(r.sql());
+                b.append(" [").append(TimeUnit.NANOSECONDS.toMillis(now - r.sinceNanos())).append(" ms on thread '")
+                        .append(r.thread()).append("': ").append(r.sql().replace('\n', ' ')).append(']');
             }
         }
         StuckStatements s = latest;
         if (s != null) {
-            b.append('\n').append(s.lockRows());
+            b.append(' ').append(s.lockRows());
         }
         return b.toString();
     }
@@ -191,7 +192,8 @@ public final class StuckStatements extends InterceptingDataSource {
             }
             List<String> rows = rows(c, view);
             return rows == null ? "The lock view failed: " + view
-                    : "Lock view (" + view + "): " + (rows.isEmpty() ? "no rows" : String.join("\n  ", rows));
+                    : "Lock view (" + view + "): " + (rows.isEmpty() ? "no rows"
+                    : "[" + String.join("] [", rows) + "]");
         }
     }
 
