@@ -35,15 +35,12 @@ import javax.sql.DataSource;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -310,21 +307,6 @@ class StarterConfigurationTest {
                 "rowqueue.health.dead-letter-threshold", "rowqueue.metrics.enabled", "rowqueue.metrics.observe-jobs",
                 "rowqueue.metrics.depth-gauges", "rowqueue.metrics.depth-refresh")) {
             assertThat(json).contains("\"name\": \"" + name + "\"");
-        }
-    }
-
-    @Test
-    void main_code_does_not_import_the_internal_package() throws IOException {
-        Path main = Path.of("src/main/java");
-        try (Stream<Path> files = Files.walk(main)) {
-            List<Path> offenders = files.filter(p -> p.toString().endsWith(".java")).filter(p -> {
-                try {
-                    return Files.readString(p).contains("dev.rowqueue.internal");
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            }).toList();
-            assertThat(offenders).isEmpty();
         }
     }
 }

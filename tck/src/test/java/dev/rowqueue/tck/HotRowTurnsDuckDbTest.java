@@ -6,6 +6,7 @@ import dev.rowqueue.RetryPolicy;
 import dev.rowqueue.RingEntry;
 import dev.rowqueue.RingQueue;
 import dev.rowqueue.RowQueues;
+import dev.rowqueue.testkit.SimpleDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,6 +1,7 @@
 package dev.rowqueue.tck;
 
 import dev.rowqueue.testkit.SimpleDataSource;
+
 import org.junit.jupiter.api.Test;
 
 import javax.sql.DataSource;
