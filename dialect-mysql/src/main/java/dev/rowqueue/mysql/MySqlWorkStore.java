@@ -382,7 +382,7 @@ final class MySqlWorkStore extends StandardWorkStore {
     /**
      * Runs statements in a REPEATABLE READ transaction of their own on a connection in auto-commit mode
      * ({@code SET TRANSACTION ISOLATION LEVEL REPEATABLE READ}, {@code START TRANSACTION}, the statements,
-     * {@code COMMIT}; {@code ROLLBACK} on failure).
+     * {@code COMMIT}; {@code ROLLBACK} on any failure, a failed {@code COMMIT}'s included).
      *
      * <p>Why REPEATABLE READ, for the keyed claim on a Group Replication member: the claim holds the gate row while it
      * reads, and when another member's claim that bumped the gate is applied here, Group Replication's applier rolls
@@ -405,19 +405,18 @@ final class MySqlWorkStore extends StandardWorkStore {
         try (Statement s = c.createStatement()) {
             s.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
             s.execute("START TRANSACTION");
-            R result;
             try {
-                result = body.run(c);
+                R result = body.run(c);
+                s.execute("COMMIT");
+                return result;
             } catch (SQLException | RuntimeException | Error e) {
                 try {
-                    s.execute("ROLLBACK");
+                    s.execute("ROLLBACK"); // after a failed COMMIT too: nothing is left open for the next statement
                 } catch (SQLException suppressed) {
                     e.addSuppressed(suppressed);
                 }
                 throw e;
             }
-            s.execute("COMMIT");
-            return result;
         }
     }
 
