@@ -263,6 +263,25 @@ public final class PortableDialect extends Dialect {
             }
             return super.classifyOne(e);
         }
+
+        /**
+         * The driver's SQLState; where it reports none, the standard one of what the probed reports recognise: a
+         * duplicate key {@code 23505}, an existing table {@code 42S01}, a missing table {@code 42S02}, a write-write
+         * conflict {@code 40001}.
+         */
+        @Override
+        public String sqlState(SQLException e) {
+            if (e.getSQLState() != null && !e.getSQLState().isEmpty()) {
+                return e.getSQLState();
+            }
+            return switch (classify(e)) {
+                case DUPLICATE_KEY -> "23505";
+                case ALREADY_EXISTS -> "42S01";
+                case UNDEFINED_TABLE -> "42S02";
+                case ROLLED_BACK -> "40001";
+                default -> e.getSQLState();
+            };
+        }
     }
 
     @Override

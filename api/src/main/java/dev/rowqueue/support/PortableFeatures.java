@@ -36,6 +36,9 @@ import java.util.concurrent.ThreadLocalRandom;
  *       stored as they are, with a marker after a trailing blank, or hex encoded (see {@link KeyForm})</td></tr>
  *   <tr><td>explicit ids</td><td>a row inserted with id 1000, then one without</td><td>whether importing jobs
  *       with their ids needs the identity restarted</td></tr>
+ *   <tr><td>sequence restarts</td><td>where ids come from a sequence: {@code ALTER SEQUENCE s RESTART WITH 5000}, then
+ *       a row without an id</td><td>importing jobs with their ids restarts the sequence so, or else recreates
+ *       it</td></tr>
  *   <tr><td>{@code IF NOT EXISTS}</td><td>CREATE TABLE IF NOT EXISTS twice</td><td>idempotent DDL</td></tr>
  *   <tr><td>NULLs in unique indexes</td><td>two rows with a NULL key under a unique index</td><td>the unique index on
  *       jobs' unique keys, or a UNIQUE constraint where the index allows one NULL only (Derby)</td></tr>

@@ -1,6 +1,7 @@
 package dev.rowqueue.tck;
 
 import dev.rowqueue.RowQueues;
+import dev.rowqueue.SchemaException;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.spi.WorkTables;
 import dev.rowqueue.support.PortableFeatures;
@@ -63,15 +64,31 @@ class PortableDuckDbTest {
         }
     }
 
-    @Test
-    void jobs_imported_with_explicit_ids_are_followed_without_a_sequence_restart() throws Exception {
+    private RowQueues instance() {
         SimpleDataSource ds = new SimpleDataSource() {
             @Override
             public Connection getConnection() throws SQLException {
                 return connect();
             }
         };
-        try (RowQueues rq = RowQueues.builder(ds).dialect("portable").scheduler(false).build()) {
+        return RowQueues.builder(ds).dialect("portable").scheduler(false).build();
+    }
+
+    @Test
+    void a_missing_table_carries_a_standard_sqlstate_where_the_driver_reports_none() throws Exception {
+        try (RowQueues rq = instance()) {
+            WorkQueue q = rq.workQueue("gone").create();
+            try (Connection c = connect(); Statement s = c.createStatement()) {
+                s.execute("DROP TABLE gone");
+            }
+            SchemaException e = assertThrows(SchemaException.class, () -> q.enqueue("x"));
+            assertEquals("42S02", e.sqlState(), e.getMessage());
+        }
+    }
+
+    @Test
+    void jobs_imported_with_explicit_ids_are_followed_without_a_sequence_restart() throws Exception {
+        try (RowQueues rq = instance()) {
             WorkQueue q = rq.workQueue("moved");
             q.enqueue("before");
             try (Connection c = connect(); Statement s = c.createStatement()) {
