@@ -15,7 +15,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * private scratch table {@code rq_probe_<random>_a}, in auto-commit mode (each statement outside any transaction that
  * used the table), SQL:2003's {@code ALTER TABLE t ADD COLUMN c ...} and then the bare {@code ALTER TABLE t ADD c ...}
  * that some engines require, one column per statement; then, in the form accepted, a column with a default and
- * {@code NOT NULL}. Kept per database for the JVM's lifetime; a probe that cannot run answers {@code null}.
+ * {@code NOT NULL}. The scratch table has a secondary index, as a jobs table of version 1 has: some engines refuse to
+ * add a constrained column to a table that an index depends on, and add it with its default only. Kept per database for the JVM's lifetime; a probe that cannot run answers {@code null}.
  */
 final class AddColumnProbe {
     private static final Logger log = LoggerFactory.getLogger(AddColumnProbe.class);
@@ -64,8 +65,11 @@ final class AddColumnProbe {
             if (!c.getAutoCommit()) {
                 c.setAutoCommit(true);
             }
-            HotRowProbe.exec(c, "CREATE TABLE " + table + " (k INTEGER NOT NULL, PRIMARY KEY (k))");
+            HotRowProbe.exec(c, "CREATE TABLE " + table + " (k INTEGER NOT NULL, v BIGINT, PRIMARY KEY (k))");
             try {
+                if (!accepts(c, "CREATE INDEX " + table + "_i ON " + table + " (v, k)")) {
+                    log.debug("rowqueue: could not index probe table {}; asking without the index", table);
+                }
                 HotRowProbe.exec(c, "INSERT INTO " + table + " (k) VALUES (1)");
                 for (String keyword : FORMS) {
                     if (accepts(c, "ALTER TABLE " + table + " " + keyword + " x BIGINT")) {

@@ -123,9 +123,11 @@ public final class PortableDialect extends Dialect {
      */
     private static DdlFeatures ddlFeatures(PortableFeatures features, ColumnTypes types, String addKeyword,
                                            boolean addsConstrained) {
-        List<String> restart = features.sequence() != null
+        List<String> restart = features.sequence() == null
+                ? features.identityFollows() ? List.of() : DdlFeatures.RESTART_IDENTITY
+                : features.sequenceRestarts()
                 ? List.of("ALTER SEQUENCE " + DdlFeatures.SEQUENCE + " RESTART WITH " + DdlFeatures.NEXT)
-                : features.identityFollows() ? List.of() : DdlFeatures.RESTART_IDENTITY;
+                : recreateSequence(features.identity().replace(PortableFeatures.SEQUENCE, DdlFeatures.SEQUENCE));
         return DdlFeatures.builder(types)
                 .payloadLength(DialectPolicy.DEFAULTS.maxPayloadLength())
                 .ifNotExists(features.ifNotExists())
@@ -137,6 +139,22 @@ public final class PortableDialect extends Dialect {
                         : features.sequence().replace(PortableFeatures.SEQUENCE, DdlFeatures.SEQUENCE))
                 .restartIdentity(restart)
                 .build();
+    }
+
+    /**
+     * Where a sequence cannot be restarted: the id column's default is dropped (the sequence then has no dependent),
+     * the sequence dropped and created again starting at the next id, and the default set again, as the identity
+     * declared it. Enqueues between the first and the last statement fail (no id); imports run before the queue is
+     * used.
+     */
+    private static List<String> recreateSequence(String identity) {
+        int from = identity.indexOf("DEFAULT ") + "DEFAULT ".length();
+        int to = identity.lastIndexOf(" NOT NULL");
+        String value = identity.substring(from, to < from ? identity.length() : to);
+        return List.of("ALTER TABLE " + DdlFeatures.JOBS + " ALTER COLUMN id DROP DEFAULT",
+                "DROP SEQUENCE " + DdlFeatures.SEQUENCE,
+                "CREATE SEQUENCE " + DdlFeatures.SEQUENCE + " START WITH " + DdlFeatures.NEXT,
+                "ALTER TABLE " + DdlFeatures.JOBS + " ALTER COLUMN id SET DEFAULT " + value);
     }
 
     @Override
@@ -244,6 +262,25 @@ public final class PortableDialect extends Dialect {
                 return SqlErrorKind.ROLLED_BACK;
             }
             return super.classifyOne(e);
+        }
+
+        /**
+         * The driver's SQLState; where it reports none, the standard one of what the probed reports recognise: a
+         * duplicate key {@code 23505}, an existing table {@code 42S01}, a missing table {@code 42S02}, a write-write
+         * conflict {@code 40001}.
+         */
+        @Override
+        public String sqlState(SQLException e) {
+            if (e.getSQLState() != null && !e.getSQLState().isEmpty()) {
+                return e.getSQLState();
+            }
+            return switch (classify(e)) {
+                case DUPLICATE_KEY -> "23505";
+                case ALREADY_EXISTS -> "42S01";
+                case UNDEFINED_TABLE -> "42S02";
+                case ROLLED_BACK -> "40001";
+                default -> e.getSQLState();
+            };
         }
     }
 

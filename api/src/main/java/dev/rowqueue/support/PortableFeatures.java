@@ -36,6 +36,9 @@ import java.util.concurrent.ThreadLocalRandom;
  *       stored as they are, with a marker after a trailing blank, or hex encoded (see {@link KeyForm})</td></tr>
  *   <tr><td>explicit ids</td><td>a row inserted with id 1000, then one without</td><td>whether importing jobs
  *       with their ids needs the identity restarted</td></tr>
+ *   <tr><td>sequence restarts</td><td>where ids come from a sequence: {@code ALTER SEQUENCE s RESTART WITH 5000}, then
+ *       a row without an id</td><td>importing jobs with their ids restarts the sequence so, or else recreates
+ *       it</td></tr>
  *   <tr><td>{@code IF NOT EXISTS}</td><td>CREATE TABLE IF NOT EXISTS twice</td><td>idempotent DDL</td></tr>
  *   <tr><td>NULLs in unique indexes</td><td>two rows with a NULL key under a unique index</td><td>the unique index on
  *       jobs' unique keys, or a UNIQUE constraint where the index allows one NULL only (Derby)</td></tr>
@@ -64,13 +67,17 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param addsConstrainedColumns whether {@code ALTER TABLE ... ADD COLUMN} takes a column with a default and
  *                          {@code NOT NULL} (schema upgrades add such a column; without it, the column is added with
  *                          its default only)
+ * @param sequenceRestarts  where ids come from a sequence: whether {@code ALTER SEQUENCE s RESTART WITH n} makes it
+ *                          continue at {@code n}; where it does not, importing jobs with explicit ids recreates the
+ *                          sequence instead (the id column's default dropped, the sequence dropped and created
+ *                          starting at {@code n}, the default set again: all SQL:2003)
  */
 public record PortableFeatures(String identity, boolean identityIsKey, String generatedKey, boolean identityFollows,
                                Limit limit,
                                boolean castParameters, boolean descendingIndexes, KeyForm keyForm,
                                boolean ifNotExists, ErrorReport duplicateKey, ErrorReport alreadyExists,
                                ErrorReport undefinedTable, boolean uniqueIndexNulls, String sequence,
-                               boolean addsConstrainedColumns) {
+                               boolean addsConstrainedColumns, boolean sequenceRestarts) {
 
     /** Where a sequence's name goes in {@link #sequence()} and in an {@link #identity()} that draws from it. */
     public static final String SEQUENCE = "{sequence}";
@@ -118,11 +125,35 @@ public record PortableFeatures(String identity, boolean identityIsKey, String ge
             String state = e.getSQLState() == null ? "" : e.getSQLState();
             String text = e.getMessage() == null ? "" : e.getMessage();
             int at = table == null ? -1 : text.toLowerCase(Locale.ROOT).indexOf(table.toLowerCase(Locale.ROOT));
-            java.util.regex.Pattern message = !state.isEmpty() || at < 0 ? null : java.util.regex.Pattern.compile(
-                    java.util.regex.Pattern.quote(text.substring(0, at)) + NAME
-                            + java.util.regex.Pattern.quote(text.substring(at + table.length())),
-                    java.util.regex.Pattern.DOTALL);
-            return new ErrorReport(state, e.getErrorCode(), message);
+            if (!state.isEmpty() || at < 0) {
+                return new ErrorReport(state, e.getErrorCode(), null);
+            }
+            return new ErrorReport(state, e.getErrorCode(), java.util.regex.Pattern.compile("(?:.*\\R)?.*?"
+                    + java.util.regex.Pattern.quote(stableBefore(text, at)) + NAME
+                    + java.util.regex.Pattern.quote(stableAfter(text, at + table.length())) + "(?:\\R.*)?",
+                    java.util.regex.Pattern.DOTALL));
+        }
+
+        /**
+         * The text of the name's line before it, from its last heading ({@code "Catalog Error: "}) on: a driver may
+         * wrap the report under further headings or lines ("... pending query result\nError: Catalog Error: ...")
+         * that another statement kind does not show. Where nothing follows the last heading, the whole line before
+         * the name (a message such as {@code "no such table: t"} needs its heading).
+         */
+        private static String stableBefore(String text, int at) {
+            String line = text.substring(text.lastIndexOf('\n', at - 1) + 1, at);
+            int heading = line.lastIndexOf(": ");
+            return heading >= 0 && !line.substring(heading + 2).isBlank() ? line.substring(heading + 2) : line;
+        }
+
+        /**
+         * The text of the name's line after it: lines that follow (a suggestion such as {@code "Did you mean
+         * ...?"} naming other tables, the statement echoed) vary and are not compared.
+         */
+        private static String stableAfter(String text, int from) {
+            int end = text.indexOf('\n', from);
+            String rest = text.substring(from, end < 0 ? text.length() : end);
+            return rest.endsWith("\r") ? rest.substring(0, rest.length() - 1) : rest;
         }
 
         /**
@@ -166,7 +197,7 @@ public record PortableFeatures(String identity, boolean identityIsKey, String ge
     /** What a database that answered no probe is assumed to accept: the SQL standard. */
     public static final PortableFeatures STANDARD = new PortableFeatures(
             "BIGINT GENERATED BY DEFAULT AS IDENTITY NOT NULL", false, "id", false, Limit.FETCH_FIRST, false, true,
-            KeyForm.EXACT, false, null, null, null, true, null, true);
+            KeyForm.EXACT, false, null, null, null, true, null, true, true);
 
     private static final String[][] IDENTITIES = {
             {"BIGINT GENERATED BY DEFAULT AS IDENTITY (START WITH 1) NOT NULL", "false"},
@@ -507,7 +538,8 @@ public record PortableFeatures(String identity, boolean identityIsKey, String ge
                 null) == null;
         return new PortableFeatures(identity, identityIsKey, generatedKey, identityFollows, limit, cast, descending,
                 keyForm, ifNotExists, usable(duplicate, syntax), usable(exists, syntax), usable(undefined, syntax),
-                uniqueNulls, sequence, addsConstrained);
+                uniqueNulls, sequence, addsConstrained, sequence == null || sequenceRestarts(c, table, identity,
+                table + "_s"));
     }
 
     /** Tokens of the duplicate-key probe, replaced by wildcards where a message, not a SQLState, tells the error. */
@@ -600,6 +632,23 @@ public record PortableFeatures(String identity, boolean identityIsKey, String ge
         }
         boolean sameCode = syntax.sqlState().isEmpty() && syntax.errorCode() == report.errorCode();
         return sameCode && report.message() == null ? null : report;
+    }
+
+    /**
+     * Whether {@code ALTER SEQUENCE ... RESTART WITH} makes the probe's sequence continue at the id given (some engines
+     * parse it but refuse the option, or have no such form).
+     */
+    private static boolean sequenceRestarts(Connection c, String table, String identity, String sequence) {
+        try {
+            exec(c, "ALTER SEQUENCE " + sequence + " RESTART WITH 5000");
+            exec(c, "INSERT INTO " + table + " (v, w) VALUES (5, 5)");
+            try (Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT id FROM " + table + " WHERE v = 5")) {
+                return rs.next() && rs.getLong(1) >= 5000;
+            }
+        } catch (SQLException e) {
+            return false;
+        }
     }
 
     /** Whether rows inserted with explicit ids move the identity past them by themselves (no restart needed). */
