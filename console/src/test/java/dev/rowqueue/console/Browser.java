@@ -89,16 +89,42 @@ final class Browser implements AutoCloseable {
         return u.getRawPath() + (u.getRawQuery() == null ? "" : "?" + u.getRawQuery());
     }
 
-    /**
-     * Waits until the browser is on this path (and query), as a click or a submitted form navigates only after the
-     * click returns: up to 15 s, then fails with where it is.
-     */
     /** Waits up to 15 s for an element of a page that may still be loading (after a click that navigates). */
     org.openqa.selenium.WebElement await(org.openqa.selenium.By by) {
         return new org.openqa.selenium.support.ui.WebDriverWait(driver, Duration.ofSeconds(15))
                 .until(d -> d.findElements(by).stream().findFirst().orElse(null));
     }
 
+    /**
+     * Waits up to 15 s until the first element found has this text (the page a click navigates to may still be
+     * loading, or the old page still shown), then returns the text found, for an assertion that names it.
+     */
+    String awaitText(org.openqa.selenium.By by, String expected) {
+        long end = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        String found = null;
+        while (System.nanoTime() < end) {
+            try {
+                found = driver.findElements(by).stream().findFirst().map(e -> e.getText()).orElse(null);
+            } catch (org.openqa.selenium.StaleElementReferenceException e) {
+                found = null; // the page changed under the read
+            }
+            if (expected.equals(found)) {
+                return found;
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        return found;
+    }
+
+    /**
+     * Waits until the browser is on this path (and query), as a click or a submitted form navigates only after the
+     * click returns: up to 15 s, then fails with where it is.
+     */
     void awaitLocation(String expected) {
         long end = System.nanoTime() + Duration.ofSeconds(15).toNanos();
         while (!expected.equals(location()) && System.nanoTime() < end) {

@@ -107,6 +107,7 @@ class ConsoleBrowserTest {
                 "webhooks"), names);
         browser.screenshot("docs-overview");
         browser.driver.findElement(By.linkText("outgoing_mail")).click();
+        browser.awaitLocation("/queues/outgoing_mail");
         assertEquals(List.of("39", "7", "3", "2", "51"), browser.driver.findElements(By.cssSelector(".card .value"))
                 .stream().map(WebElement::getText).toList());
         browser.screenshot("docs-work-queue");
@@ -266,12 +267,12 @@ class ConsoleBrowserTest {
             // another port of the same host: the same site, so the browser sends the session cookie along
             browser.open(URI.create("http://127.0.0.1:" + evil.getAddress().getPort() + "/"));
             browser.driver.findElement(By.tagName("button")).click();
-            assertEquals("Refused", browser.driver.findElement(By.tagName("h1")).getText());
+            assertEquals("Refused", browser.awaitText(By.tagName("h1"), "Refused"));
             browser.screenshot("forged-post-refused");
             // another site altogether: the SameSite=Strict cookie stays home
             browser.open(URI.create("http://localhost:" + evil.getAddress().getPort() + "/"));
             browser.driver.findElement(By.tagName("button")).click();
-            assertEquals("Sign in first", browser.driver.findElement(By.tagName("h1")).getText());
+            assertEquals("Sign in first", browser.awaitText(By.tagName("h1"), "Sign in first"));
         } finally {
             evil.stop(0);
         }
