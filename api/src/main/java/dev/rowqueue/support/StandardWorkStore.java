@@ -123,12 +123,12 @@ public class StandardWorkStore implements WorkStore {
     private final KeyedClaims.Steps keyedSteps = new KeyedClaims.Steps() {
         @Override
         public OptionalLong liveUnique(Connection c, String uniqueKey) throws SQLException {
-            return StandardWorkStore.this.liveUnique(c, uniqueKey);
+            return keyed.liveUnique(c, uniqueKey);
         }
 
         @Override
         public long keyRound(Connection c, String key) throws SQLException {
-            return StandardWorkStore.this.keyRound(c, key);
+            return keyed.keyRound(c, key);
         }
 
         @Override
@@ -233,7 +233,7 @@ public class StandardWorkStore implements WorkStore {
                         }
                     }
                 }
-                return claimReturning(c, statements.claim(), max, leaseMs, token);
+                return claims.returning(c, statements.claim(), max, leaseMs, token);
             });
         }
         return SqlOp.transaction(c -> {
@@ -256,8 +256,8 @@ public class StandardWorkStore implements WorkStore {
     // ---------------------------------------------------------------- keys
 
     /**
-     * Inserts each job with its key and its round ({@link #keyRound}); with a unique key, first looks for the live
-     * job holding it, and inserts only if there is none, under a savepoint: a producer that loses the race (a
+     * Inserts each job with its key and its round ({@link KeyedClaims#keyRound}); with a unique key, first looks for
+     * the live job holding it, and inserts only if there is none, under a savepoint: a producer that loses the race (a
      * unique-key violation: a concurrent producer's job committed first, or is about to, and the insert waited for
      * it) rolls back to the savepoint and reads the winner's id, or, if that job already ended, inserts again.
      */
@@ -283,28 +283,6 @@ public class StandardWorkStore implements WorkStore {
      * @throws SQLException from the driver
      */
     protected void beforeKeyedReads(Connection c) throws SQLException {
-    }
-
-    /**
-     * @param c         a connection in a transaction
-     * @param uniqueKey a unique key
-     * @return the id of the live job holding it, if any
-     * @throws SQLException from the driver
-     */
-    protected OptionalLong liveUnique(Connection c, String uniqueKey) throws SQLException {
-        return keyed.liveUnique(c, uniqueKey);
-    }
-
-    /**
-     * The round of a new job of a key ({@code key_seq}, {@link KeyedClaims#keyRound}).
-     *
-     * @param c   a connection
-     * @param key the job key
-     * @return the round, at least 1
-     * @throws SQLException from the driver
-     */
-    protected long keyRound(Connection c, String key) throws SQLException {
-        return keyed.keyRound(c, key);
     }
 
     /**
@@ -603,30 +581,10 @@ public class StandardWorkStore implements WorkStore {
     }
 
     /**
-     * A job as a one-statement claim returned it, with the due time it had before the lease: {@code RETURNING} gives
-     * the rows in no particular order, and the new due time (the lease's end) no longer tells the claim order.
-     *
-     * @param job       the leased job
-     * @param dueBefore its due time before the lease
-     */
-    protected record Claimed(Job job, long dueBefore) {
-        /**
-         * @param rs      a row with the columns {@link Jdbc#job} reads and {@code claimed_due}
-         * @param dialect reads the key column
-         * @return the job and its due time before the lease
-         * @throws SQLException from the driver
-         */
-        public static Claimed of(ResultSet rs, Dialect dialect) throws SQLException {
-            return new Claimed(Jdbc.job(rs, dialect), rs.getLong("claimed_due"));
-        }
-    }
-
-    /**
-     * Runs a one-statement claim that binds {@code :n}, {@code :token} and {@code :lease} and returns the leased jobs
-     * with their due times before the lease ({@link Claimed#of}), in any order.
+     * Runs a one-statement claim ({@link Claims#returning}).
      *
      * @param c       a connection
-     * @param claim   the statement
+     * @param claim   the statement, binding {@code :n}, {@code :token} and {@code :lease}
      * @param max     the most jobs to claim
      * @param leaseMs the lease length
      * @param token   the lease token
@@ -635,33 +593,7 @@ public class StandardWorkStore implements WorkStore {
      */
     protected List<Job> claimReturning(Connection c, Sql claim, int max, long leaseMs, long token)
             throws SQLException {
-        List<Claimed> claimed = new ArrayList<>();
-        try (PreparedStatement ps = claim.prepare(c)) {
-            dialect.bind(claim, ps).setInt("n", max).set("token", token).set("lease", leaseMs).done();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    claimed.add(Claimed.of(rs, dialect));
-                }
-            }
-        }
-        return inClaimOrder(claimed);
-    }
-
-    /** Priority descending, due time before the lease, id: the order a claim chooses jobs in. */
-    private static final Comparator<Claimed> CLAIM_ORDER = Comparator.<Claimed>comparingInt(c -> c.job().priority())
-            .reversed().thenComparingLong(Claimed::dueBefore).thenComparingLong(c -> c.job().id());
-
-    /**
-     * @param claimed jobs a claim returned, in any order (sorted in place)
-     * @return the jobs in claim order
-     */
-    protected static List<Job> inClaimOrder(List<Claimed> claimed) {
-        claimed.sort(CLAIM_ORDER);
-        List<Job> jobs = new ArrayList<>(claimed.size());
-        for (Claimed c : claimed) {
-            jobs.add(c.job());
-        }
-        return jobs;
+        return claims.returning(c, claim, max, leaseMs, token);
     }
 
     @Override
