@@ -1,6 +1,8 @@
 package dev.rowqueue.spi;
 
+import dev.rowqueue.support.RingStatements;
 import dev.rowqueue.support.Sql;
+import dev.rowqueue.support.StatementSets;
 import dev.rowqueue.support.StandardCounterStore;
 import dev.rowqueue.support.StandardRingStore;
 import dev.rowqueue.support.StandardWorkStore;
@@ -280,10 +282,11 @@ public abstract class Dialect {
      * @return the ring's store
      */
     public RingStore ringStore(RingTables tables, RingOptions options) {
-        if (options.strategy() != RingStrategy.SAFE) {
+        RingStatements statements = statements().ring(tables, options.strategy(), nowMillis());
+        if (statements == null) {
             throw new IllegalArgumentException(name() + " does not offer ring strategy " + options.strategy());
         }
-        return new StandardRingStore(this, tables, options.capacity());
+        return new StandardRingStore(this, tables, options.capacity(), statements);
     }
 
     /**
@@ -291,7 +294,7 @@ public abstract class Dialect {
      * @return its store
      */
     public WorkStore workStore(WorkTables tables) {
-        return new StandardWorkStore(this, tables);
+        return new StandardWorkStore(this, tables, statements().work(tables, nowMillis()));
     }
 
     /**
@@ -299,7 +302,18 @@ public abstract class Dialect {
      * @return its store
      */
     public CounterStore counterStore(CounterTable table) {
-        return new StandardCounterStore(this, table);
+        return new StandardCounterStore(this, table, statements().counters(table));
+    }
+
+    /**
+     * The database's own statements for the standard stores, which the default {@link #ringStore},
+     * {@link #workStore} and {@link #counterStore} build with: the one hook a tuned dialect whose stores differ only
+     * in SQL overrides. The default is {@link StatementSets#PORTABLE}.
+     *
+     * @return the statement sets
+     */
+    protected StatementSets statements() {
+        return StatementSets.PORTABLE;
     }
 
     /**

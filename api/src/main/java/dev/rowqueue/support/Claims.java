@@ -211,4 +211,66 @@ public final class Claims {
         sorted.sort(Comparator.comparingInt(j -> position.getOrDefault(j.id(), Integer.MAX_VALUE)));
         return sorted;
     }
+
+    /**
+     * A job as a one-statement claim returned it, with the due time it had before the lease: {@code RETURNING} gives
+     * the rows in no particular order, and the new due time (the lease's end) no longer tells the claim order.
+     *
+     * @param job       the leased job
+     * @param dueBefore its due time before the lease
+     */
+    public record Claimed(Job job, long dueBefore) {
+        /**
+         * @param rs      a row with the columns {@link Jdbc#job} reads and {@code claimed_due}
+         * @param dialect reads the key column
+         * @return the job and its due time before the lease
+         * @throws SQLException from the driver
+         */
+        public static Claimed of(ResultSet rs, Dialect dialect) throws SQLException {
+            return new Claimed(Jdbc.job(rs, dialect), rs.getLong("claimed_due"));
+        }
+    }
+
+    /**
+     * Runs a one-statement claim that binds {@code :n}, {@code :token} and {@code :lease} and returns the leased jobs
+     * with their due times before the lease ({@link Claimed#of}), in any order.
+     *
+     * @param c       a connection
+     * @param claim   the statement
+     * @param max     the most jobs to claim
+     * @param leaseMs the lease length
+     * @param token   the lease token
+     * @return the jobs in claim order
+     * @throws SQLException from the driver
+     */
+    public List<Job> returning(Connection c, Sql claim, int max, long leaseMs, long token)
+            throws SQLException {
+        List<Claimed> claimed = new ArrayList<>();
+        try (PreparedStatement ps = claim.prepare(c)) {
+            dialect.bind(claim, ps).setInt("n", max).set("token", token).set("lease", leaseMs).done();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    claimed.add(Claimed.of(rs, dialect));
+                }
+            }
+        }
+        return inClaimOrder(claimed);
+    }
+
+    /** Priority descending, due time before the lease, id: the order a claim chooses jobs in. */
+    private static final Comparator<Claimed> CLAIM_ORDER = Comparator.<Claimed>comparingInt(c -> c.job().priority())
+            .reversed().thenComparingLong(Claimed::dueBefore).thenComparingLong(c -> c.job().id());
+
+    /**
+     * @param claimed jobs a claim returned, in any order (sorted in place)
+     * @return the jobs in claim order
+     */
+    public static List<Job> inClaimOrder(List<Claimed> claimed) {
+        claimed.sort(CLAIM_ORDER);
+        List<Job> jobs = new ArrayList<>(claimed.size());
+        for (Claimed c : claimed) {
+            jobs.add(c.job());
+        }
+        return jobs;
+    }
 }

@@ -95,15 +95,27 @@ public class SqlErrors {
 
     /**
      * The SQLState that rowqueue's exceptions ({@link dev.rowqueue.RowQueueException#sqlState()}) report for a
-     * driver exception. The default is the driver's own. A database whose driver reports none derives a standard one
-     * from the vendor code; the core then hands the driver's exception on as the cause of an {@link SQLException}
-     * that carries the derived state, message and vendor code.
+     * driver exception. The default is the driver's own; where the driver reports none, one is derived from the
+     * {@linkplain #classify classified} kind, in the classes the drivers of other databases use: {@code HYT00} for a
+     * lock wait that timed out, {@code 23505} for a duplicate key, {@code 42S02} for a missing table and {@code 42S01}
+     * for one that already exists ({@code null} for the other kinds). A database may derive more from its vendor
+     * codes. The core then hands the driver's exception on as the cause of an {@link SQLException} that carries the
+     * derived state, message and vendor code.
      *
      * @param e a driver exception
      * @return its SQLState, or {@code null}
      */
     public String sqlState(SQLException e) {
-        return e.getSQLState();
+        if (e.getSQLState() != null) {
+            return e.getSQLState();
+        }
+        return switch (classify(e)) {
+            case LOCK_TIMEOUT -> "HYT00";
+            case DUPLICATE_KEY -> "23505";
+            case UNDEFINED_TABLE -> "42S02";
+            case ALREADY_EXISTS -> "42S01";
+            default -> null;
+        };
     }
 
     /**
@@ -117,5 +129,99 @@ public class SqlErrors {
     public boolean failedBeforeSending(SQLException e) {
         String state = e.getSQLState() == null ? "" : e.getSQLState();
         return state.equals("08003") || state.equals("08001") || state.equals("08004");
+    }
+
+    /**
+     * Starts a classification by vendor code (and, where one code covers several errors, a fragment of the message),
+     * for a driver that reports no or few SQLStates: the rules are tried in the order given, the first that matches
+     * wins, and an error no rule names is classified as {@link #STANDARD} classifies it.
+     *
+     * @return a builder
+     */
+    public static VendorCodes byVendorCode() {
+        return new VendorCodes();
+    }
+
+    /** A classification by vendor code, built rule by rule ({@link #byVendorCode()}). */
+    public static final class VendorCodes {
+        private final java.util.List<Rule> rules = new java.util.ArrayList<>();
+        private String otherState;
+
+        private VendorCodes() {
+        }
+
+        /**
+         * @param code the vendor code
+         * @param kind what an error with that code is
+         * @return this builder
+         */
+        public VendorCodes kind(int code, SqlErrorKind kind) {
+            return kind(code, "", kind);
+        }
+
+        /**
+         * @param code     the vendor code
+         * @param fragment text the message must contain
+         * @param kind     what an error with that code and message is
+         * @return this builder
+         */
+        public VendorCodes kind(int code, String fragment, SqlErrorKind kind) {
+            rules.add(new Rule(code, fragment, kind, null));
+            return this;
+        }
+
+        /**
+         * The SQLState of an error with no SQLState of its own and none derived from its kind ({@link #sqlState}).
+         *
+         * @param code     the vendor code
+         * @param fragment text the message must contain ({@code ""} for any)
+         * @param state    the SQLState to report
+         * @return this builder
+         */
+        public VendorCodes state(int code, String fragment, String state) {
+            rules.add(new Rule(code, fragment, null, state));
+            return this;
+        }
+
+        /**
+         * @param state the SQLState of an error that no rule gives one (e.g. {@code HY000}, general error)
+         * @return this builder
+         */
+        public VendorCodes otherState(String state) {
+            otherState = state;
+            return this;
+        }
+
+        /** @return the classification */
+        public SqlErrors build() {
+            java.util.List<Rule> all = java.util.List.copyOf(rules);
+            String other = otherState;
+            return new SqlErrors() {
+                @Override
+                protected SqlErrorKind classifyOne(SQLException e) {
+                    for (Rule r : all) {
+                        if (r.kind() != null && r.matches(e)) {
+                            return r.kind();
+                        }
+                    }
+                    return super.classifyOne(e);
+                }
+
+                @Override
+                public String sqlState(SQLException e) {
+                    String state = super.sqlState(e);
+                    for (int i = 0; state == null && i < all.size(); i++) {
+                        state = all.get(i).state() != null && all.get(i).matches(e) ? all.get(i).state() : null;
+                    }
+                    return state == null ? other : state;
+                }
+            };
+        }
+    }
+
+    private record Rule(int code, String fragment, SqlErrorKind kind, String state) {
+        boolean matches(SQLException e) {
+            return e.getErrorCode() == code && String.valueOf(e.getMessage()).contains(fragment);
+        }
     }
 }

@@ -20,11 +20,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -67,12 +65,6 @@ public class StandardWorkStore implements WorkStore {
 
     /** How many times an enqueue with a unique key inserts after the live job that held the key ended meanwhile. */
     protected static final int UNIQUE_ATTEMPTS = KeyedClaims.UNIQUE_ATTEMPTS;
-
-    /** The columns {@link #jobInfo} reads, but the state. */
-    private static final String INFO_COLUMNS = Jdbc.JOB_COLUMNS + ", unique_key";
-
-    /** How many times a cancel that found its job ready or scheduled after its delete missed it deletes again. */
-    private static final int CANCEL_ATTEMPTS = 3;
 
     /** Which candidates a claim or rotation looks for. */
     protected enum Candidates {
@@ -120,16 +112,8 @@ public class StandardWorkStore implements WorkStore {
     /** How statements on one job found by its primary key begin. */
     protected final ById byId;
 
-    private final Sql ack;
-    private final Sql nack;
-    private final Sql release;
-    private final Sql extend;
-    private final Sql stats;
-    private final Sql statsByKey;
-    private final Sql jobById;
-    private final Sql cancel;
-    private final String jobState;
-    private final Map<String, Sql> jobPages = new ConcurrentHashMap<>();
+    private final Leases leases;
+    private final JobReads reads;
     private final Map<ClaimRule, Sql> keyedCandidates = new ConcurrentHashMap<>();
     private final WorkStatements statements;
     private final Claims claims;
@@ -139,12 +123,12 @@ public class StandardWorkStore implements WorkStore {
     private final KeyedClaims.Steps keyedSteps = new KeyedClaims.Steps() {
         @Override
         public OptionalLong liveUnique(Connection c, String uniqueKey) throws SQLException {
-            return StandardWorkStore.this.liveUnique(c, uniqueKey);
+            return keyed.liveUnique(c, uniqueKey);
         }
 
         @Override
         public long keyRound(Connection c, String key) throws SQLException {
-            return StandardWorkStore.this.keyRound(c, key);
+            return keyed.keyRound(c, key);
         }
 
         @Override
@@ -227,34 +211,8 @@ public class StandardWorkStore implements WorkStore {
         this.deadLetters = new DeadLetters(dialect, tables, byId.update(), byId.live());
         this.rotation = new Rotation(dialect, tables);
         this.keyed = new KeyedClaims(dialect, tables);
-        String live = "state = " + WorkTables.LIVE;
-        String dead = "state = " + WorkTables.DEAD;
-        String mine = " WHERE id = :id AND lease_token = :token AND " + byId.live();
-        String update = byId.update();
-        ack = Sql.of(byId.delete() + mine);
-        // State and unique_key are assigned before attempts: MySQL evaluates single-table SET clauses left to right.
-        nack = Sql.of(update + " SET state = CASE WHEN attempts + 1 >= :max THEN " + WorkTables.DEAD
-                + " ELSE " + WorkTables.LIVE + " END, unique_key = CASE WHEN attempts + 1 >= :max THEN NULL ELSE"
-                + " unique_key END, attempts = attempts + 1, due_ms = " + now
-                + " + :delay, last_error = :error, lease_token = NULL" + mine);
-        release = Sql.of(update + " SET due_ms = " + now + ", lease_token = NULL" + mine);
-        extend = Sql.of(update + " SET due_ms = " + now + " + :lease" + mine);
-        // ready, scheduled, leased, dead: QueueStats' order
-        String counts = " SUM(CASE WHEN " + live + " AND due_ms <= " + now + " THEN 1 ELSE 0 END),"
-                + " SUM(CASE WHEN " + live + " AND due_ms > " + now + " AND lease_token IS NULL THEN 1 ELSE 0 END),"
-                + " SUM(CASE WHEN " + live + " AND due_ms > " + now + " AND lease_token IS NOT NULL THEN 1 ELSE 0 END),"
-                + " SUM(CASE WHEN " + dead + " THEN 1 ELSE 0 END) FROM " + t.jobs();
-        stats = Sql.of("SELECT" + counts);
-        statsByKey = Sql.of("SELECT job_key," + counts + " WHERE job_key IS NOT NULL"
-                + " GROUP BY job_key ORDER BY COUNT(*) DESC, job_key" + dialect.limit("n"));
-        // a job's state as JobState's ordinal, by the same tests as stats(): READY, SCHEDULED, LEASED, DEAD
-        jobState = "CASE WHEN " + dead + " THEN 3 WHEN due_ms <= " + now + " THEN 0 WHEN lease_token IS NULL THEN 1"
-                + " ELSE 2 END";
-        jobById = Sql.of("SELECT " + INFO_COLUMNS + ", " + jobState + " AS job_state FROM " + t.jobs()
-                + " WHERE id = :id");
-        // ready or scheduled: live, and not under a lease that has not ended
-        cancel = Sql.of(byId.delete() + " WHERE id = :id AND " + byId.live() + " AND (lease_token IS NULL OR due_ms <= "
-                + now + ")");
+        this.leases = new Leases(dialect, tables, byId);
+        this.reads = new JobReads(dialect, tables, byId);
     }
 
     @Override
@@ -275,7 +233,7 @@ public class StandardWorkStore implements WorkStore {
                         }
                     }
                 }
-                return claimReturning(c, statements.claim(), max, leaseMs, token);
+                return claims.returning(c, statements.claim(), max, leaseMs, token);
             });
         }
         return SqlOp.transaction(c -> {
@@ -298,8 +256,8 @@ public class StandardWorkStore implements WorkStore {
     // ---------------------------------------------------------------- keys
 
     /**
-     * Inserts each job with its key and its round ({@link #keyRound}); with a unique key, first looks for the live
-     * job holding it, and inserts only if there is none, under a savepoint: a producer that loses the race (a
+     * Inserts each job with its key and its round ({@link KeyedClaims#keyRound}); with a unique key, first looks for
+     * the live job holding it, and inserts only if there is none, under a savepoint: a producer that loses the race (a
      * unique-key violation: a concurrent producer's job committed first, or is about to, and the insert waited for
      * it) rolls back to the savepoint and reads the winner's id, or, if that job already ended, inserts again.
      */
@@ -325,28 +283,6 @@ public class StandardWorkStore implements WorkStore {
      * @throws SQLException from the driver
      */
     protected void beforeKeyedReads(Connection c) throws SQLException {
-    }
-
-    /**
-     * @param c         a connection in a transaction
-     * @param uniqueKey a unique key
-     * @return the id of the live job holding it, if any
-     * @throws SQLException from the driver
-     */
-    protected OptionalLong liveUnique(Connection c, String uniqueKey) throws SQLException {
-        return keyed.liveUnique(c, uniqueKey);
-    }
-
-    /**
-     * The round of a new job of a key ({@code key_seq}, {@link KeyedClaims#keyRound}).
-     *
-     * @param c   a connection
-     * @param key the job key
-     * @return the round, at least 1
-     * @throws SQLException from the driver
-     */
-    protected long keyRound(Connection c, String key) throws SQLException {
-        return keyed.keyRound(c, key);
     }
 
     /**
@@ -567,23 +503,6 @@ public class StandardWorkStore implements WorkStore {
     }
 
     @Override
-    public SqlOp<Map<String, QueueStats>> statsByKey(int limit) {
-        return SqlOp.read(c -> {
-            Map<String, QueueStats> byKey = new LinkedHashMap<>();
-            try (PreparedStatement ps = statsByKey.prepare(c)) {
-                dialect.bind(statsByKey, ps).limit("n", limit).done();
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        byKey.put(dialect.readKey(rs, 1), new QueueStats(rs.getLong(2), rs.getLong(3), rs.getLong(4),
-                                rs.getLong(5)));
-                    }
-                }
-            }
-            return byKey;
-        });
-    }
-
-    @Override
     public SqlOp<List<Job>> rotate(String cursor, int max, long leaseMs, long token) {
         return SqlOp.transaction(c -> rotation.rotate(c, rotationSteps, cursor, max, leaseMs, token));
     }
@@ -662,30 +581,10 @@ public class StandardWorkStore implements WorkStore {
     }
 
     /**
-     * A job as a one-statement claim returned it, with the due time it had before the lease: {@code RETURNING} gives
-     * the rows in no particular order, and the new due time (the lease's end) no longer tells the claim order.
-     *
-     * @param job       the leased job
-     * @param dueBefore its due time before the lease
-     */
-    protected record Claimed(Job job, long dueBefore) {
-        /**
-         * @param rs      a row with the columns {@link Jdbc#job} reads and {@code claimed_due}
-         * @param dialect reads the key column
-         * @return the job and its due time before the lease
-         * @throws SQLException from the driver
-         */
-        public static Claimed of(ResultSet rs, Dialect dialect) throws SQLException {
-            return new Claimed(Jdbc.job(rs, dialect), rs.getLong("claimed_due"));
-        }
-    }
-
-    /**
-     * Runs a one-statement claim that binds {@code :n}, {@code :token} and {@code :lease} and returns the leased jobs
-     * with their due times before the lease ({@link Claimed#of}), in any order.
+     * Runs a one-statement claim ({@link Claims#returning}).
      *
      * @param c       a connection
-     * @param claim   the statement
+     * @param claim   the statement, binding {@code :n}, {@code :token} and {@code :lease}
      * @param max     the most jobs to claim
      * @param leaseMs the lease length
      * @param token   the lease token
@@ -694,110 +593,7 @@ public class StandardWorkStore implements WorkStore {
      */
     protected List<Job> claimReturning(Connection c, Sql claim, int max, long leaseMs, long token)
             throws SQLException {
-        List<Claimed> claimed = new ArrayList<>();
-        try (PreparedStatement ps = claim.prepare(c)) {
-            dialect.bind(claim, ps).setInt("n", max).set("token", token).set("lease", leaseMs).done();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    claimed.add(Claimed.of(rs, dialect));
-                }
-            }
-        }
-        return inClaimOrder(claimed);
-    }
-
-    /** Priority descending, due time before the lease, id: the order a claim chooses jobs in. */
-    private static final Comparator<Claimed> CLAIM_ORDER = Comparator.<Claimed>comparingInt(c -> c.job().priority())
-            .reversed().thenComparingLong(Claimed::dueBefore).thenComparingLong(c -> c.job().id());
-
-    /**
-     * @param claimed jobs a claim returned, in any order (sorted in place)
-     * @return the jobs in claim order
-     */
-    protected static List<Job> inClaimOrder(List<Claimed> claimed) {
-        claimed.sort(CLAIM_ORDER);
-        List<Job> jobs = new ArrayList<>(claimed.size());
-        for (Claimed c : claimed) {
-            jobs.add(c.job());
-        }
-        return jobs;
-    }
-
-    private SqlOp<Boolean> byToken(Sql sql, long id, long token, Binding extra) {
-        return SqlOp.statement(c -> {
-            try (PreparedStatement ps = sql.prepare(c)) {
-                Sql.Binder b = dialect.bind(sql, ps).set("id", id).set("token", token);
-                extra.bind(b);
-                b.done();
-                return ps.executeUpdate() == 1;
-            }
-        });
-    }
-
-    private interface Binding {
-        void bind(Sql.Binder b) throws SQLException;
-    }
-
-    @Override
-    public SqlOp<Boolean> ack(long id, long token) {
-        return byToken(ack, id, token, b -> { });
-    }
-
-    @Override
-    public SqlOp<Boolean> nack(long id, long token, long delayMs, int maxAttempts, String error) {
-        return byToken(nack, id, token, b -> b.setInt("max", maxAttempts).set("delay", delayMs).set("error", error));
-    }
-
-    @Override
-    public SqlOp<Boolean> release(long id, long token) {
-        return byToken(release, id, token, b -> { });
-    }
-
-    @Override
-    public SqlOp<Boolean> extend(long id, long token, long leaseMs) {
-        return byToken(extend, id, token, b -> b.set("lease", leaseMs));
-    }
-
-    /**
-     * One {@code UPDATE} of every job whose id and token match; where fewer rows changed than jobs were given, a
-     * {@code SELECT} of the same transaction tells which still carry their token (those were extended).
-     */
-    @Override
-    public SqlOp<Set<Long>> extendAll(long[] ids, long[] tokens, long leaseMs) {
-        StringBuilder pairs = new StringBuilder();
-        for (int i = 0; i < ids.length; i++) {
-            pairs.append(i == 0 ? "" : " OR ").append("(id = :i").append(i).append(" AND lease_token = :t").append(i)
-                    .append(')');
-        }
-        Sql update = Sql.of(byId.update() + " SET due_ms = " + now + " + :lease WHERE " + byId.live() + " AND ("
-                + pairs + ")");
-        Sql mine = Sql.of("SELECT id FROM " + t.jobs() + " WHERE " + byId.live() + " AND (" + pairs + ")");
-        return SqlOp.transaction(c -> {
-            int changed;
-            try (PreparedStatement ps = update.prepare(c)) {
-                bindPairs(dialect.bind(update, ps).set("lease", leaseMs), ids, tokens).done();
-                changed = ps.executeUpdate();
-            }
-            Set<Long> extended = new HashSet<>();
-            if (changed == ids.length) {
-                for (long id : ids) {
-                    extended.add(id);
-                }
-                return extended;
-            }
-            try (PreparedStatement ps = mine.prepare(c)) {
-                bindPairs(dialect.bind(mine, ps), ids, tokens).done();
-                extended.addAll(Jdbc.longs(ps));
-            }
-            return extended;
-        });
-    }
-
-    private static Sql.Binder bindPairs(Sql.Binder b, long[] ids, long[] tokens) throws SQLException {
-        for (int i = 0; i < ids.length; i++) {
-            b.set("i" + i, ids[i]).set("t" + i, tokens[i]);
-        }
-        return b;
+        return claims.returning(c, claim, max, leaseMs, token);
     }
 
     @Override
@@ -821,134 +617,52 @@ public class StandardWorkStore implements WorkStore {
     }
 
     @Override
+    public SqlOp<Boolean> ack(long id, long token) {
+        return leases.ack(id, token);
+    }
+
+    @Override
+    public SqlOp<Boolean> nack(long id, long token, long delayMs, int maxAttempts, String error) {
+        return leases.nack(id, token, delayMs, maxAttempts, error);
+    }
+
+    @Override
+    public SqlOp<Boolean> release(long id, long token) {
+        return leases.release(id, token);
+    }
+
+    @Override
+    public SqlOp<Boolean> extend(long id, long token, long leaseMs) {
+        return leases.extend(id, token, leaseMs);
+    }
+
+    @Override
+    public SqlOp<Set<Long>> extendAll(long[] ids, long[] tokens, long leaseMs) {
+        return leases.extendAll(ids, tokens, leaseMs);
+    }
+
+    @Override
     public SqlOp<QueueStats> stats() {
-        return SqlOp.read(c -> {
-            try (PreparedStatement ps = stats.prepare(c)) {
-                dialect.bind(stats, ps).done();
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    return new QueueStats(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4));
-                }
-            }
-        });
+        return reads.stats();
+    }
+
+    @Override
+    public SqlOp<Map<String, QueueStats>> statsByKey(int limit) {
+        return reads.statsByKey(limit);
     }
 
     @Override
     public SqlOp<Optional<JobInfo>> job(long id) {
-        return SqlOp.read(c -> readJob(c, id));
-    }
-
-    private Optional<JobInfo> readJob(Connection c, long id) throws SQLException {
-        try (PreparedStatement ps = jobById.prepare(c)) {
-            dialect.bind(jobById, ps).set("id", id).done();
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Optional.of(jobInfo(rs)) : Optional.empty();
-            }
-        }
-    }
-
-    /**
-     * Maps a row of {@link #INFO_COLUMNS} and {@code job_state}.
-     *
-     * @param rs a result set on a row
-     * @return the job
-     * @throws SQLException from the driver
-     */
-    protected JobInfo jobInfo(ResultSet rs) throws SQLException {
-        JobState state = JobState.values()[rs.getInt("job_state")];
-        long due = rs.getLong("due_ms");
-        long token = rs.getLong("lease_token");
-        boolean leased = state == JobState.LEASED && !rs.wasNull();
-        Instant dueAt = Instant.ofEpochMilli(due);
-        return new JobInfo(rs.getLong("id"), state, Jdbc.text(rs.getString("payload")), rs.getInt("prio"),
-                rs.getInt("attempts"), Instant.ofEpochMilli(rs.getLong("enqueued_ms")), leased ? null : dueAt,
-                leased ? token : 0L, leased ? dueAt : null, rs.getString("last_error"),
-                dialect.readKey(rs, "job_key"), dialect.readKey(rs, "unique_key"));
+        return reads.job(id);
     }
 
     @Override
     public SqlOp<List<JobInfo>> jobs(JobState state, String key, boolean newestFirst, long after, int limit) {
-        String shape = (state == null ? "ALL" : state.name()) + (key == null ? "" : "/key") + (newestFirst ? "/desc"
-                : "/asc") + (after > 0 ? "/after" : "");
-        Sql sql = jobPages.computeIfAbsent(shape, s -> jobPage(state, key != null, newestFirst, after > 0));
-        return SqlOp.read(c -> {
-            try (PreparedStatement ps = sql.prepare(c)) {
-                Sql.Binder b = dialect.bind(sql, ps).limit("n", limit);
-                if (key != null) {
-                    b.set("key", key);
-                }
-                if (after > 0) {
-                    b.set("after", after);
-                }
-                b.done();
-                List<JobInfo> jobs = new ArrayList<>();
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next() && jobs.size() < limit) {
-                        jobs.add(jobInfo(rs));
-                    }
-                }
-                return jobs;
-            }
-        });
+        return reads.jobs(state, key, newestFirst, after, limit);
     }
 
-    /**
-     * @param state       a state or {@code null}
-     * @param keyed       whether the query names a key ({@code :key})
-     * @param newestFirst the order
-     * @param after       whether it continues after a cursor ({@code :after})
-     * @return the query of one page, limited by {@code :n}
-     */
-    protected Sql jobPage(JobState state, boolean keyed, boolean newestFirst, boolean after) {
-        List<String> where = new ArrayList<>();
-        String live = "state = " + WorkTables.LIVE;
-        if (state != null) {
-            where.add(switch (state) {
-                case READY -> live + " AND due_ms <= " + now;
-                case SCHEDULED -> live + " AND due_ms > " + now + " AND lease_token IS NULL";
-                case LEASED -> live + " AND due_ms > " + now + " AND lease_token IS NOT NULL";
-                case DEAD -> "state = " + WorkTables.DEAD;
-            });
-        }
-        if (keyed) {
-            where.add("job_key = :key");
-        }
-        if (after) {
-            where.add(newestFirst ? "id < :after" : "id > :after");
-        }
-        return Sql.of("SELECT " + INFO_COLUMNS + ", " + jobState + " AS job_state FROM " + t.jobs()
-                + (where.isEmpty() ? "" : " WHERE " + String.join(" AND ", where)) + " ORDER BY id"
-                + (newestFirst ? " DESC" : "") + dialect.limit("n"));
-    }
-
-    /**
-     * One conditional {@code DELETE} of the job if it is live and not under a lease that has not ended: a claim that
-     * leased it first makes the delete match nothing (the database re-checks the condition on the latest row after a
-     * row lock), and a claim after the delete finds no job. Where the delete matched nothing, a read of the job tells
-     * why; if that read finds the job ready or scheduled (its lease ended in between), the delete runs again.
-     */
     @Override
     public SqlOp<CancelOutcome> cancel(long id) {
-        return SqlOp.transaction(c -> {
-            for (int attempt = 0; attempt < CANCEL_ATTEMPTS; attempt++) {
-                try (PreparedStatement ps = cancel.prepare(c)) {
-                    dialect.bind(cancel, ps).set("id", id).done();
-                    if (ps.executeUpdate() > 0) {
-                        return CancelOutcome.CANCELLED;
-                    }
-                }
-                Optional<JobInfo> job = readJob(c, id);
-                if (job.isEmpty()) {
-                    return CancelOutcome.NOT_FOUND;
-                }
-                if (job.get().state() == JobState.DEAD) {
-                    return CancelOutcome.DEAD;
-                }
-                if (job.get().state() == JobState.LEASED) {
-                    return CancelOutcome.LEASED;
-                }
-            }
-            return CancelOutcome.LEASED; // leased again each time between the delete and the read
-        });
+        return reads.cancel(id);
     }
 }

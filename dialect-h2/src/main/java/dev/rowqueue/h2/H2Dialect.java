@@ -1,27 +1,17 @@
 package dev.rowqueue.h2;
 
 import dev.rowqueue.Capability;
-import dev.rowqueue.RingOptions;
-import dev.rowqueue.RingStrategy;
 import dev.rowqueue.spi.ColumnTypes;
-import dev.rowqueue.spi.CounterStore;
-import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.DialectPolicy;
-import dev.rowqueue.spi.RingStore;
-import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Schema;
 import dev.rowqueue.spi.SqlErrorKind;
-import dev.rowqueue.support.StandardCounterStore;
-import dev.rowqueue.support.StandardRingStore;
-import dev.rowqueue.support.StandardWorkStore;
-import dev.rowqueue.spi.WorkStore;
-import dev.rowqueue.spi.WorkTables;
 import dev.rowqueue.support.DdlFeatures;
 import dev.rowqueue.support.SchemaDdl;
 import dev.rowqueue.support.SqlErrors;
 import dev.rowqueue.support.SqlForms;
+import dev.rowqueue.support.StatementSets;
 
 import java.sql.SQLException;
 import java.util.Collections;
@@ -90,20 +80,10 @@ public class H2Dialect extends Dialect {
         return FORMS;
     }
 
+    /** The counters', rings' (safe and single-writer) and work queue's statements: {@link H2Statements}. */
     @Override
-    public RingStore ringStore(RingTables tables, RingOptions options) {
-        return new StandardRingStore(this, tables, options.capacity(), options.strategy() == RingStrategy.SINGLE_WRITER
-                ? H2Statements.singleWriterRing(tables, nowMillis()) : H2Statements.ring(tables, nowMillis()));
-    }
-
-    @Override
-    public WorkStore workStore(WorkTables tables) {
-        return new StandardWorkStore(this, tables, H2Statements.work(tables, nowMillis()));
-    }
-
-    @Override
-    public CounterStore counterStore(CounterTable table) {
-        return new StandardCounterStore(this, table, H2Statements.counters(table));
+    protected StatementSets statements() {
+        return H2Statements.SETS;
     }
 
     @Override

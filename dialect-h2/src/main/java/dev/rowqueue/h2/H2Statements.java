@@ -1,5 +1,6 @@
 package dev.rowqueue.h2;
 
+import dev.rowqueue.RingStrategy;
 import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.support.Jdbc;
 import dev.rowqueue.spi.RingTables;
@@ -7,10 +8,14 @@ import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.WorkTables;
 import dev.rowqueue.support.CounterStatements;
 import dev.rowqueue.support.RingStatements;
+import dev.rowqueue.support.StatementSets;
 import dev.rowqueue.support.WorkStatements;
 
 /** H2's statements: {@code MERGE} and data change delta tables ({@code SELECT ... FROM FINAL TABLE (...)}). */
-final class H2Statements {
+final class H2Statements implements StatementSets {
+
+    /** The one instance. */
+    static final H2Statements SETS = new H2Statements();
 
     private static final String KEY = "VARCHAR(" + H2Dialect.KEY_LENGTH + ")";
 
@@ -22,7 +27,8 @@ final class H2Statements {
      * returns the new value; the guard in {@code WHEN MATCHED AND ...} leaves an overflowing counter unchanged, and
      * then the statement returns no row.
      */
-    static CounterStatements counters(CounterTable t) {
+    @Override
+    public CounterStatements counters(CounterTable t) {
         return new CounterStatements(Sql.of("SELECT counter_value FROM FINAL TABLE (MERGE INTO " + t.table()
                 + " c USING (VALUES (CAST(:key AS " + KEY + "), CAST(:delta AS BIGINT))) s (k, d) ON (c.counter_key"
                 + " = s.k) WHEN MATCHED AND c.counter_value BETWEEN :lo AND :hi THEN UPDATE SET counter_value ="
@@ -40,7 +46,12 @@ final class H2Statements {
      * numbers from {@code SYSTEM_RANGE} over the head row's last number: a primary-key lookup per slot (these rings
      * have no {@code (grp, seq)} index).
      */
-    static RingStatements ring(RingTables t, String now) {
+    @Override
+    public RingStatements ring(RingTables t, RingStrategy strategy, String now) {
+        return strategy == RingStrategy.SINGLE_WRITER ? singleWriterRing(t, now) : safeRing(t, now);
+    }
+
+    private static RingStatements safeRing(RingTables t, String now) {
         String head = "MERGE INTO " + t.heads() + " h USING (VALUES (CAST(:grp AS " + KEY + "))) AS v(grp) ON h.grp ="
                 + " v.grp WHEN MATCHED AND h.last_seq < " + Long.MAX_VALUE + " THEN UPDATE SET last_seq = h.last_seq + 1"
                 + " WHEN NOT MATCHED THEN INSERT (grp, last_seq) VALUES (v.grp, 1)";
@@ -67,7 +78,7 @@ final class H2Statements {
      * the next number is {@code MAX(seq) + 1} of the group, read inside the {@code MERGE} that writes its slot. No
      * head row: correct only with one writer per group at a time, and a cleared group starts again at 1.
      */
-    static RingStatements singleWriterRing(RingTables t, String now) {
+    private static RingStatements singleWriterRing(RingTables t, String now) {
         return RingStatements.singleWriter(Sql.of("SELECT seq FROM FINAL TABLE (MERGE INTO " + t.entries() + " e"
                 + " USING (SELECT CAST(:grp AS " + KEY + ") AS grp, COALESCE(MAX(seq), 0) + 1 AS seq FROM "
                 + t.entries() + " WHERE grp = :grp) s ON (e.grp = s.grp AND e.slot = MOD(s.seq, :cap))"
@@ -84,7 +95,8 @@ final class H2Statements {
      * primary key for rotations), locked one at a time with {@code FOR UPDATE SKIP LOCKED}. The chosen jobs are
      * leased and read back in one statement, {@code SELECT ... FROM FINAL TABLE (UPDATE ...)}.
      */
-    static WorkStatements work(WorkTables t, String now) {
+    @Override
+    public WorkStatements work(WorkTables t, String now) {
         String due = " AND state = " + WorkTables.LIVE + " AND due_ms <= " + now;
         return WorkStatements.windowed(new WorkStatements.ClaimWindow(
                 Sql.of("SELECT id FROM " + t.jobs() + " WHERE state = " + WorkTables.LIVE + " AND due_ms <= " + now

@@ -1,5 +1,6 @@
 package dev.rowqueue.postgres;
 
+import dev.rowqueue.support.Claims.Claimed;
 import dev.rowqueue.Job;
 import dev.rowqueue.spi.ClaimRule;
 import dev.rowqueue.support.Jdbc;
@@ -19,6 +20,8 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+
+import static dev.rowqueue.support.Claims.inClaimOrder;
 
 /**
  * The work queue on PostgreSQL. A claim is one statement:

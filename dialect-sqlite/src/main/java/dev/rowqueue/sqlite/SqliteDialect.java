@@ -1,27 +1,18 @@
 package dev.rowqueue.sqlite;
 
 import dev.rowqueue.Capability;
-import dev.rowqueue.RingOptions;
 import dev.rowqueue.spi.ColumnTypes;
-import dev.rowqueue.spi.CounterStore;
-import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.DialectPolicy;
-import dev.rowqueue.spi.RingStore;
-import dev.rowqueue.spi.RingTables;
-import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.Schema;
 import dev.rowqueue.spi.SqlErrorKind;
-import dev.rowqueue.support.StandardCounterStore;
-import dev.rowqueue.support.StandardRingStore;
-import dev.rowqueue.support.StandardWorkStore;
-import dev.rowqueue.spi.WorkStore;
-import dev.rowqueue.spi.WorkTables;
 import dev.rowqueue.support.DdlFeatures;
 import dev.rowqueue.support.SchemaDdl;
+import dev.rowqueue.support.Sql;
 import dev.rowqueue.support.SqlErrors;
 import dev.rowqueue.support.SqlForms;
+import dev.rowqueue.support.StatementSets;
 import org.sqlite.SQLiteConnection;
 
 import java.sql.Connection;
@@ -34,53 +25,49 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * SQLite 3.35 and later through the xerial driver ({@code org.xerial:sqlite-jdbc}): {@code RETURNING} and
- * {@code INSERT ... ON CONFLICT ... DO UPDATE}, so a counter increment is one statement, a claim one statement after
- * a read that takes no lock, and a ring push one transaction of two (the head row's upsert returning the new number,
- * then the slot's upsert). The stores are the portable ones with these statements; see docs/sqlite.md.
- *
- * <p>SQLite runs one writer at a time per database file: a writing statement or transaction holds the database's
- * write lock until it ends. So this dialect makes writers wait for each other rather than fail:
- * <ul>
- *   <li>multi-statement transactions begin {@code IMMEDIATE} ({@link #beginTransaction}): they take the write lock
- *       at {@code BEGIN}, waiting for it up to the busy timeout. A {@code DEFERRED} transaction (the driver's default)
- *       that reads first and writes later fails with {@code SQLITE_BUSY} (in WAL mode {@code SQLITE_BUSY_SNAPSHOT})
- *       without waiting when another writer committed meanwhile;</li>
- *   <li>a connection whose busy timeout is 0 (no waiting) gets {@value #BUSY_TIMEOUT_MS} ms when rowqueue uses it
- *       ({@link #bind} and {@link #beginTransaction}; through xerial's API, where its classes are visible to this
- *       module); the driver's own default, 3,000 ms, is kept;</li>
- *   <li>claims of one work queue take turns in the JVM ({@link #claimConcurrency});</li>
- *   <li>{@code SQLITE_BUSY} and {@code SQLITE_LOCKED} that still happen are retried by the core.</li>
- * </ul>
- *
- * <p>Time is bound from the application's clock ({@code :now}), as on H2: SQLite is an embedded database, and every
- * process writing a database file runs on the machine that holds it (SQLite's locking does not work over network
- * file systems), so the application's clock is the database's.
- *
- * <p>Keys compare with SQLite's default {@code BINARY} collation: {@code 'a'}, {@code 'A'} and {@code 'a '} are
- * three keys.
+ * SQLite 3.35 and later through the xerial driver: {@code RETURNING} and upserts, with the portable stores running
+ * {@link SqliteStatements}; see docs/sqlite.md. SQLite runs one writer at a time per database file, so writers wait
+ * for each other rather than fail: transactions begin {@code IMMEDIATE} ({@link #beginTransaction}); a connection
+ * whose busy timeout is 0 gets {@value #BUSY_TIMEOUT_MS} ms ({@link #bind}; xerial's default, 3,000 ms, is kept);
+ * claims of one work queue take turns in the JVM ({@link #policy}); {@code SQLITE_BUSY} and {@code SQLITE_LOCKED}
+ * that still happen are retried. Time is bound from the application's clock, as on H2 (every process writing a file
+ * runs on its machine). Keys compare with the {@code BINARY} collation: {@code 'a'}, {@code 'A'}, {@code 'a '} differ.
  */
 public class SqliteDialect extends Dialect {
 
-    private static final SqlForms FORMS = SqlForms.STANDARD.withLimit(SqlForms.LIMIT);
-
     /** The dialect's name. */
     public static final String NAME = "sqlite";
-    /** The oldest SQLite served: {@code RETURNING} came with 3.35.0. */
-    static final int OLDEST_MAJOR = 3;
-    /** The oldest SQLite's minor version. */
-    static final int OLDEST_MINOR = 35;
+    /** The oldest SQLite served, major and minor: {@code RETURNING} came with 3.35.0. */
+    static final int OLDEST_MAJOR = 3, OLDEST_MINOR = 35;
     /** The busy timeout given to a connection that has none, in milliseconds. */
     public static final int BUSY_TIMEOUT_MS = 5_000;
     /** Payload length: SQLite's TEXT has no declared limit; a million characters, as on H2. */
     static final int MAX_PAYLOAD = 1_000_000;
-
+    private static final SqlForms FORMS = SqlForms.STANDARD.withLimit(SqlForms.LIMIT);
+    private static final DialectPolicy POLICY = DialectPolicy.DEFAULTS.withClaimConcurrency(1)
+            .withMaxPayloadLength(MAX_PAYLOAD).withEnforceReadCommitted(false);
+    private static final String SEQUENCE_ROW = "name = '" + DdlFeatures.JOBS + "'"; // a validated identifier
+    private static final SchemaDdl DDL = new SchemaDdl(DdlFeatures.builder(ColumnTypes.STANDARD
+                    .with(Schema.Type.PAYLOAD, "TEXT").withIdentityKey("INTEGER PRIMARY KEY AUTOINCREMENT"))
+            .payloadLength(MAX_PAYLOAD).ifNotExists(true).partialIndexes(true).ringSeqIndex(false)
+            .restartIdentity(List.of(
+                    "UPDATE sqlite_sequence SET seq = MAX(seq, " + DdlFeatures.LAST + ") WHERE " + SEQUENCE_ROW,
+                    "INSERT INTO sqlite_sequence (name, seq) SELECT '" + DdlFeatures.JOBS + "', " + DdlFeatures.LAST
+                            + " WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE " + SEQUENCE_ROW + ")"))
+            .build());
+    // xerial reports SQLite's primary result code as the vendor code, and no SQLState: BUSY (5, also BUSY_SNAPSHOT)
+    // and LOCKED (6) are lock timeouts; CONSTRAINT (19) and ERROR (1) are told apart by their messages
+    private static final SqlErrors ERRORS = SqlErrors.byVendorCode().kind(5, SqlErrorKind.LOCK_TIMEOUT)
+            .kind(6, SqlErrorKind.LOCK_TIMEOUT).kind(19, "UNIQUE constraint failed", SqlErrorKind.DUPLICATE_KEY)
+            .kind(1, "no such table", SqlErrorKind.UNDEFINED_TABLE)
+            .kind(1, "already exists", SqlErrorKind.ALREADY_EXISTS)
+            .state(8, "", "25006").state(9, "", "57014").state(13, "", "53100") // READONLY, INTERRUPT, FULL
+            .state(19, "NOT NULL constraint failed", "23502").state(19, "CHECK constraint failed", "23514")
+            .state(19, "", "23000").otherState("HY000").build();
     /** Whether xerial's classes are visible here (not when the driver came in a class loader of its own). */
     private static final boolean XERIAL = visible("org.sqlite.SQLiteConnection");
 
-    /**
-     * @param product SQLite 3.35 or later
-     */
+    /** @param product SQLite 3.35 or later */
     public SqliteDialect(DatabaseProduct product) {
         super(product);
     }
@@ -96,28 +83,19 @@ public class SqliteDialect extends Dialect {
     }
 
     /**
-     * One claim of a work queue at a time per {@code RowQueues} instance: SQLite runs one writer at a time anyway,
-     * and a claim that waits for the write lock inside SQLite sleeps in its busy handler (1, 2, 5, 10 ... 100 ms
-     * steps) however soon the lock frees, while one that waits in the JVM starts when the claim before it ends and
-     * runs together with the other waiting claims as one. With many claiming threads this raises throughput and
-     * shortens the slowest claims; with a few it makes no difference. Payloads hold {@link #MAX_PAYLOAD} characters.
-     * SQLite's transactions are serializable, and the driver accepts no other level than that and READ UNCOMMITTED
-     * (it refuses READ COMMITTED): nothing to check or set.
+     * One claim of a work queue at a time per {@code RowQueues} instance (one waiting in SQLite sleeps in its busy
+     * handler however soon the lock frees); payloads of {@link #MAX_PAYLOAD} characters; no isolation level is set
+     * (SQLite's transactions are serializable, and the driver refuses READ COMMITTED).
      */
     @Override
     public DialectPolicy policy() {
         return POLICY;
     }
 
-    private static final DialectPolicy POLICY = DialectPolicy.DEFAULTS.withClaimConcurrency(1)
-            .withMaxPayloadLength(MAX_PAYLOAD).withEnforceReadCommitted(false);
-
     /**
-     * Begins {@code IMMEDIATE}: the transaction takes the database's write lock at once, waiting for it up to the
-     * connection's busy timeout, so no statement of it can fail later for a writer that committed meanwhile. The
-     * driver begins a {@code DEFERRED} transaction as soon as auto-commit is off (and again after each commit, which
-     * takes no lock); that empty transaction is ended and {@code BEGIN IMMEDIATE} run in its place, in plain SQL, so
-     * this works with the driver in any class loader.
+     * Begins {@code IMMEDIATE}: the write lock is taken at once (waiting up to the busy timeout), so no statement of
+     * the transaction fails later for a writer that committed meanwhile. The empty {@code DEFERRED} transaction the
+     * driver opens is ended and {@code BEGIN IMMEDIATE} run instead, in plain SQL (the driver in any class loader).
      */
     @Override
     public void beginTransaction(Connection connection) throws SQLException {
@@ -161,39 +139,22 @@ public class SqliteDialect extends Dialect {
     /** xerial's connection API, loaded only where it is visible: the busy timeout is a field there, no statement. */
     private static final class Xerial {
         static void withBusyTimeout(Connection connection) throws SQLException {
-            if (connection.isWrapperFor(SQLiteConnection.class)) {
-                SQLiteConnection sqlite = connection.unwrap(SQLiteConnection.class);
-                if (sqlite.getBusyTimeout() <= 0) {
-                    sqlite.setBusyTimeout(BUSY_TIMEOUT_MS);
-                }
+            SQLiteConnection sqlite = connection.isWrapperFor(SQLiteConnection.class)
+                    ? connection.unwrap(SQLiteConnection.class) : null;
+            if (sqlite != null && sqlite.getBusyTimeout() <= 0) {
+                sqlite.setBusyTimeout(BUSY_TIMEOUT_MS);
             }
         }
     }
 
     /**
-     * Payloads are {@code TEXT}; the job id is {@code INTEGER PRIMARY KEY AUTOINCREMENT}, so that ids of deleted jobs
-     * are never handed out again. AUTOINCREMENT exists only on a column declared INTEGER PRIMARY KEY (a table
-     * constraint cannot carry it), so the jobs table declares no separate key; the sequence it continues lives in
-     * {@code sqlite_sequence}, and AUTOINCREMENT continues after the greater of the largest id and its number, which
-     * a restart raises (never lowers). Keyed indexes are partial (3.8.0 and later): they leave out rows without a
-     * key. The safe strategy's entries have no {@code (grp, seq)} index: a push then writes the head row and one slot
-     * row with its primary key, and no third b-tree. Newest-first reads with a limit find their slots through the
-     * head row ({@link SqliteStatements#ring}).
+     * Payloads are TEXT; job ids INTEGER PRIMARY KEY AUTOINCREMENT: never handed out again (a restart raises, never
+     * lowers, the row in sqlite_sequence). Keyed indexes are partial; ring entries have no (grp, seq) index.
      */
     @Override
     public SchemaDdl ddl() {
         return DDL;
     }
-
-    private static final String SEQUENCE_ROW = "name = '" + DdlFeatures.JOBS + "'"; // a validated identifier
-    private static final SchemaDdl DDL = new SchemaDdl(DdlFeatures.builder(ColumnTypes.STANDARD
-                    .with(Schema.Type.PAYLOAD, "TEXT").withIdentityKey("INTEGER PRIMARY KEY AUTOINCREMENT"))
-            .payloadLength(MAX_PAYLOAD).ifNotExists(true).partialIndexes(true).ringSeqIndex(false)
-            .restartIdentity(List.of(
-                    "UPDATE sqlite_sequence SET seq = MAX(seq, " + DdlFeatures.LAST + ") WHERE " + SEQUENCE_ROW,
-                    "INSERT INTO sqlite_sequence (name, seq) SELECT '" + DdlFeatures.JOBS + "', " + DdlFeatures.LAST
-                            + " WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE " + SEQUENCE_ROW + ")"))
-            .build());
 
     /** {@code LIMIT :n}; time bound from the application's clock. */
     @Override
@@ -201,83 +162,14 @@ public class SqliteDialect extends Dialect {
         return FORMS;
     }
 
+    /** The counters', safe ring's and work queue's statements, newest-first ring reads through the head row. */
     @Override
-    public RingStore ringStore(RingTables tables, RingOptions options) {
-        return options.strategy() == dev.rowqueue.RingStrategy.SAFE
-                ? new StandardRingStore(this, tables, options.capacity(), SqliteStatements.ring(tables, nowMillis()))
-                : super.ringStore(tables, options);
-    }
-
-    @Override
-    public WorkStore workStore(WorkTables tables) {
-        return new StandardWorkStore(this, tables, SqliteStatements.work(tables, nowMillis()));
-    }
-
-    @Override
-    public CounterStore counterStore(CounterTable table) {
-        return new StandardCounterStore(this, table, SqliteStatements.counters(table));
+    protected StatementSets statements() {
+        return SqliteStatements.SETS;
     }
 
     @Override
     public SqlErrors sqlErrors() {
         return ERRORS;
-    }
-
-    private static final SqlErrors ERRORS = new Errors();
-
-    /**
-     * SQLite's result codes, as xerial reports them: the primary code as the vendor code, no SQLState.
-     * {@code SQLITE_BUSY} (5, also for {@code BUSY_SNAPSHOT}) and {@code SQLITE_LOCKED} (6) are lock waits that timed
-     * out; an {@code SQLITE_CONSTRAINT} (19) on a primary key or unique index ("UNIQUE constraint failed") is a
-     * duplicate key; a missing or existing table is an {@code SQLITE_ERROR} (1) told by its message.
-     */
-    private static final class Errors extends SqlErrors {
-
-        /**
-         * xerial reports no SQLState: one is derived from SQLite's primary result code (the vendor code) and message,
-         * in the classes the other dialects' drivers use: {@code HYT00} for a lock wait that timed out, {@code 23505}
-         * for a duplicate key, {@code 42S02} for a missing table, ..., {@code HY000} (general error) for the rest.
-         */
-        @Override
-        public String sqlState(SQLException e) {
-            if (e.getSQLState() != null) {
-                return e.getSQLState();
-            }
-            String message = e.getMessage() == null ? "" : e.getMessage();
-            return switch (e.getErrorCode()) {
-                case 5, 6 -> "HYT00"; // SQLITE_BUSY, SQLITE_LOCKED
-                case 8 -> "25006"; // SQLITE_READONLY
-                case 9 -> "57014"; // SQLITE_INTERRUPT
-                case 13 -> "53100"; // SQLITE_FULL
-                case 19 -> message.contains("UNIQUE constraint failed") ? "23505" // SQLITE_CONSTRAINT
-                        : message.contains("NOT NULL constraint failed") ? "23502"
-                        : message.contains("CHECK constraint failed") ? "23514" : "23000";
-                default -> switch (classifyOne(e)) {
-                    case UNDEFINED_TABLE -> "42S02";
-                    case ALREADY_EXISTS -> "42S01";
-                    default -> "HY000";
-                };
-            };
-        }
-
-        @Override
-        protected SqlErrorKind classifyOne(SQLException e) {
-            String message = e.getMessage() == null ? "" : e.getMessage();
-            switch (e.getErrorCode()) {
-                case 5:
-                case 6:
-                    return SqlErrorKind.LOCK_TIMEOUT;
-                case 19:
-                    return message.contains("UNIQUE constraint failed") ? SqlErrorKind.DUPLICATE_KEY
-                            : super.classifyOne(e);
-                case 1:
-                    if (message.contains("no such table")) {
-                        return SqlErrorKind.UNDEFINED_TABLE;
-                    }
-                    return message.contains("already exists") ? SqlErrorKind.ALREADY_EXISTS : super.classifyOne(e);
-                default:
-                    return super.classifyOne(e);
-            }
-        }
     }
 }

@@ -7,9 +7,8 @@ import dev.rowqueue.spi.DialectProvider;
 import java.util.Map;
 
 /**
- * Recognises SQLite ("SQLite" as product name, as the xerial driver reports it). Versions before 3.35 are refused
- * with a clear error: they lack {@code RETURNING}, and the portable dialect cannot serve SQLite either (SQLite has no
- * {@code FETCH FIRST}).
+ * Recognises SQLite (product name "SQLite", as xerial reports it). Versions before 3.35 are refused with a clear
+ * error: they lack {@code RETURNING}, and the portable dialect cannot serve SQLite (it has no {@code FETCH FIRST}).
  */
 public final class SqliteDialectProvider implements DialectProvider {
 

@@ -1,5 +1,6 @@
 package dev.rowqueue.sqlite;
 
+import dev.rowqueue.RingStrategy;
 import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.support.Jdbc;
 import dev.rowqueue.spi.RingTables;
@@ -7,25 +8,25 @@ import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.WorkTables;
 import dev.rowqueue.support.CounterStatements;
 import dev.rowqueue.support.RingStatements;
+import dev.rowqueue.support.StatementSets;
 import dev.rowqueue.support.WorkStatements;
 
 /**
- * SQLite's statements: upserts ({@code INSERT ... ON CONFLICT DO UPDATE}) and {@code RETURNING}. A writing statement
- * takes the database's write lock when it starts (waiting up to the busy timeout), and a transaction begins
- * {@code IMMEDIATE} ({@link SqliteDialect#beginTransaction}), holding the write lock from its start, so no other
- * writer, in this process or another, runs between a transaction's reads and its writes.
+ * SQLite's statements: upserts and {@code RETURNING}. A writing statement takes the write lock when it starts, and a
+ * transaction begins {@code IMMEDIATE} ({@link SqliteDialect#beginTransaction}), so no other writer runs between a
+ * transaction's reads and its writes.
  */
-final class SqliteStatements {
+final class SqliteStatements implements StatementSets {
 
-    private SqliteStatements() {
-    }
+    /** The one instance. */
+    static final SqliteStatements SETS = new SqliteStatements();
 
     /**
-     * Counters in one statement each, in auto-commit mode. An increment creates the counter at {@code delta} or adds
-     * to it, and returns the new value; when the guard fails (the sum would leave the 64-bit range, which SQLite
-     * would turn into a floating point value) the row is left alone and nothing is returned.
+     * Counters in one statement each. An increment creates or adds and returns the new value; when the sum would leave
+     * the 64-bit range (SQLite would turn it into a floating point value) the row is left alone and nothing returned.
      */
-    static CounterStatements counters(CounterTable t) {
+    @Override
+    public CounterStatements counters(CounterTable t) {
         String insert = "INSERT INTO " + t.table() + " (counter_key, counter_value) VALUES (:key, ";
         return new CounterStatements(Sql.of(insert + ":delta) ON CONFLICT (counter_key) DO UPDATE SET counter_value ="
                 + " counter_value + excluded.counter_value WHERE counter_value BETWEEN :lo AND :hi"
@@ -35,16 +36,14 @@ final class SqliteStatements {
     }
 
     /**
-     * The safe ring: the portable push (one {@code IMMEDIATE} transaction: bump the head row, write the slots), each
-     * step one upsert, the slots of a push of several payloads as one batch. When the numbers would pass
-     * {@link Long#MAX_VALUE}, the bump's guard leaves the head row alone and returns nothing, and the portable path
-     * reports the exhausted sequence. Newest-first reads count the last {@code :limit} numbers down from the head
-     * row's with a recursive common table expression: a primary-key lookup per slot (these rings have no
-     * {@code (grp, seq)} index, {@link SqliteDialect#ddl()}).
+     * The safe ring only: the portable push (bump the head row, write the slots) with each step one upsert; past
+     * {@link Long#MAX_VALUE} the bump's guard returns nothing (an exhausted sequence). Newest-first reads count the
+     * last {@code :limit} numbers down from the head row's in a recursive CTE: a primary-key lookup per slot.
      */
-    static RingStatements ring(RingTables t, String now) {
+    @Override
+    public RingStatements ring(RingTables t, RingStrategy strategy, String now) {
         String last = "(SELECT last_seq FROM " + t.heads() + " WHERE grp = :grp)";
-        return new RingStatements(
+        return strategy != RingStrategy.SAFE ? null : new RingStatements(
                 Sql.of("INSERT INTO " + t.heads() + " (grp, last_seq) VALUES (:grp, :n) ON CONFLICT (grp) DO UPDATE"
                         + " SET last_seq = last_seq + excluded.last_seq WHERE last_seq <= :max RETURNING last_seq"),
                 Sql.of("INSERT INTO " + t.entries() + " (grp, slot, seq, payload, pushed_ms) VALUES (:grp, :slot,"
@@ -59,25 +58,15 @@ final class SqliteStatements {
     }
 
     /**
-     * The work queue. A claim is one statement in auto-commit mode:
-     *
-     * <pre>{@code
-     * WITH c AS MATERIALIZED (SELECT id AS claim_id, due_ms AS due_before FROM <queue>
-     *                         WHERE state = 0 AND due_ms <= :now ORDER BY prio DESC, due_ms, id LIMIT :n)
-     * UPDATE <queue> SET attempts = ..., lease_token = :token, due_ms = :now + :lease
-     * WHERE id IN (SELECT claim_id FROM c)
-     * RETURNING <job columns>, (SELECT due_before FROM c WHERE claim_id = id) AS claimed_due
-     * }</pre>
-     *
-     * It runs only if a read without a lock ({@code SELECT 1 ... LIMIT 1}) finds a claimable job: a claim that finds
-     * nothing must neither wait for writers nor keep them waiting (blocking claims poll with it). A writing statement
-     * takes the write lock before it reads, so no job is leased twice and there are no row locks to skip. The common
-     * table expression is {@code MATERIALIZED}: computed once, before the update changes the rows it reads, so
-     * {@code RETURNING} finds in it the due time each job had before its lease. Enqueueing one job is one
-     * {@code INSERT ... RETURNING id}; the rotation cursor is created and read with one upsert, and rotation
-     * candidates are leased and read back with one {@code UPDATE ... RETURNING}.
+     * The work queue. A claim is one {@code UPDATE ... RETURNING} in auto-commit mode, run only if a read without a
+     * lock ({@code SELECT 1 ... LIMIT 1}) finds a claimable job, so a claim that finds nothing neither waits for
+     * writers nor keeps them waiting. The statement takes the write lock before it reads, so no job is leased twice.
+     * Its CTE is {@code MATERIALIZED}: computed before the update changes the rows, so {@code RETURNING} finds in it
+     * the due time each job had before its lease. An enqueue, the rotation cursor and a rotation lease are one
+     * statement each ({@code RETURNING}, an upsert).
      */
-    static WorkStatements work(WorkTables t, String now) {
+    @Override
+    public WorkStatements work(WorkTables t, String now) {
         String due = "state = " + WorkTables.LIVE + " AND due_ms <= " + now;
         String lease = " SET attempts = attempts + CASE WHEN lease_token IS NULL THEN 0 ELSE 1 END,"
                 + " lease_token = :token, due_ms = " + now + " + :lease";
