@@ -69,9 +69,14 @@ final class Heartbeats {
     /** One beat: extends every held job's lease. */
     void beat() {
         List<Job> jobs = new ArrayList<>();
+        // the run each job came from: a job retried by its handler can be claimed again and run a second time under
+        // the same id while its first run still ends, and the first run's failed extension must not mark the second
+        // run lost (which then skipped the second run's ack and left the job leased until its lease ran out)
+        Map<Job, RunningJob> runs = new java.util.IdentityHashMap<>();
         running.values().forEach(r -> {
             if (r.beating()) {
                 jobs.add(r.job);
+                runs.put(r.job, r);
             }
         });
         jobs.addAll(buffered.get());
@@ -85,7 +90,7 @@ final class Heartbeats {
                 Set<Long> extended = queue.extendLeases(part, lease);
                 Instant until = Instant.now().plus(lease);
                 for (Job job : part) {
-                    RunningJob r = running.get(job.id());
+                    RunningJob r = runs.get(job);
                     if (extended.contains(job.id())) {
                         if (r != null) {
                             r.leaseUntil = until;
