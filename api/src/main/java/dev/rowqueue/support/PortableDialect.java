@@ -90,14 +90,10 @@ public final class PortableDialect extends Dialect {
         this.keys = switch (features.keyForm()) {
             case EXACT -> KeyCodec.TEXT;
             case MARKED -> MARKED;
+            case BYTES -> KeyBytes.CODEC;
             case HEX -> HEX;
         };
-        int keyLength = switch (features.keyForm()) {
-            case EXACT -> KEY_LENGTH;
-            case MARKED -> KEY_LENGTH + 1;
-            case HEX -> 2 * 3 * KEY_LENGTH;
-        };
-        ColumnTypes t = ColumnTypes.STANDARD.with(Schema.Type.KEY, "VARCHAR(" + keyLength + ")");
+        ColumnTypes t = ColumnTypes.STANDARD.with(Schema.Type.KEY, features.keyType());
         ColumnTypes types = features.identityIsKey() ? t.withIdentityKey(features.identity())
                 : t.with(Schema.Type.IDENTITY, features.identity());
         this.ddl = new SchemaDdl(ddlFeatures(features, types, addKeyword,

@@ -89,17 +89,19 @@ final class Browser implements AutoCloseable {
         return u.getRawPath() + (u.getRawQuery() == null ? "" : "?" + u.getRawQuery());
     }
 
-    /** Waits up to 15 s for an element of a page that may still be loading (after a click that navigates). */
-    org.openqa.selenium.WebElement await(org.openqa.selenium.By by) {
-        return new org.openqa.selenium.support.ui.WebDriverWait(driver, Duration.ofSeconds(15))
-                .until(d -> d.findElements(by).stream().findFirst().orElse(null));
-    }
-
     /**
      * Waits up to 15 s until the first element found has this text (the page a click navigates to may still be
      * loading, or the old page still shown), then returns the text found, for an assertion that names it.
      */
     String awaitText(org.openqa.selenium.By by, String expected) {
+        return awaitText(by, expected::equals);
+    }
+
+    /**
+     * Waits up to 15 s until the first element found has a text that passes {@code accepted}, reading it afresh each
+     * time (an element of the page being replaced goes stale under the read), then returns the last text found.
+     */
+    String awaitText(org.openqa.selenium.By by, java.util.function.Predicate<String> accepted) {
         long end = System.nanoTime() + Duration.ofSeconds(15).toNanos();
         String found = null;
         while (System.nanoTime() < end) {
@@ -108,7 +110,7 @@ final class Browser implements AutoCloseable {
             } catch (org.openqa.selenium.StaleElementReferenceException e) {
                 found = null; // the page changed under the read
             }
-            if (expected.equals(found)) {
+            if (found != null && accepted.test(found)) {
                 return found;
             }
             try {

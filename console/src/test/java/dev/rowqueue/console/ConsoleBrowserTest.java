@@ -144,7 +144,8 @@ class ConsoleBrowserTest {
         browser.screenshot("work-queue");
 
         browser.driver.findElement(By.cssSelector("#job-" + id + " button")).click();
-        assertEquals("Job " + id + " is ready again.", browser.await(By.cssSelector(".notice")).getText());
+        String ready = "Job " + id + " is ready again.";
+        assertEquals(ready, browser.awaitText(By.cssSelector(".notice"), ready));
         browser.awaitLocation("/queues/mail");
         assertEquals("2", browser.driver.findElement(By.cssSelector(".card.dead .value")).getText());
         assertTrue(browser.driver.findElements(By.id("job-" + id)).isEmpty());
@@ -164,8 +165,8 @@ class ConsoleBrowserTest {
         assertEquals("later", browser.driver.findElement(By.cssSelector("pre.payload")).getText());
         browser.screenshot("docs-job");
         browser.driver.findElement(By.cssSelector(".actions button.danger")).click();
-        assertEquals("Job " + later + " is cancelled: no consumer will get it.",
-                browser.await(By.cssSelector(".notice")).getText());
+        String cancelled = "Job " + later + " is cancelled: no consumer will get it.";
+        assertEquals(cancelled, browser.awaitText(By.cssSelector(".notice"), cancelled));
         assertEquals("0", browser.driver.findElement(By.cssSelector(".card.scheduled .value")).getText());
         assertTrue(f.mail.job(later).isEmpty(), "cancelled in the database");
 
@@ -224,7 +225,8 @@ class ConsoleBrowserTest {
         assertEquals(3, deadIds(f).size(), "nothing deleted before the confirmation");
         browser.screenshot("purge-confirmation");
         browser.driver.findElement(By.cssSelector(".confirm button.danger")).click();
-        assertEquals("3 dead letters were deleted.", browser.await(By.cssSelector(".notice")).getText());
+        assertEquals("3 dead letters were deleted.",
+                browser.awaitText(By.cssSelector(".notice"), "3 dead letters were deleted."));
         assertEquals(List.of(), deadIds(f));
     }
 
@@ -338,16 +340,18 @@ class ConsoleBrowserTest {
         browser.screenshot("schedules");
 
         browser.driver.findElement(By.xpath("//button[text()='Pause']")).click();
-        assertTrue(browser.await(By.cssSelector(".notice")).getText()
-                .startsWith("Schedule nightly-report is paused"));
+        String paused = browser.awaitText(By.cssSelector(".notice"),
+                t -> t.startsWith("Schedule nightly-report is paused"));
+        assertTrue(paused.startsWith("Schedule nightly-report is paused"), paused);
         assertTrue(f.rq.existingSchedules().orElseThrow().get("nightly-report").orElseThrow().paused());
         browser.driver.findElement(By.xpath("//button[text()='Resume']")).click();
-        assertEquals("Schedule nightly-report is resumed.", browser.await(By.cssSelector(".notice"))
-                .getText());
+        assertEquals("Schedule nightly-report is resumed.",
+                browser.awaitText(By.cssSelector(".notice"), "Schedule nightly-report is resumed."));
         long before = f.mail.stats().total();
         browser.driver.findElement(By.xpath("//button[text()='Trigger now']")).click();
-        assertTrue(browser.await(By.cssSelector(".notice")).getText()
-                .matches("Schedule nightly-report enqueued job \\d+ into work queue mail now; .*"));
+        String now = "Schedule nightly-report enqueued job \\d+ into work queue mail now; .*";
+        String triggered = browser.awaitText(By.cssSelector(".notice"), t -> t.matches(now));
+        assertTrue(triggered.matches(now), triggered);
         assertEquals(before + 1, f.mail.stats().total());
         browser.awaitLocation("/schedules");
     }

@@ -123,7 +123,7 @@ public class Db2Dialect extends Dialect {
     /** Keys are stored as bytes ({@link Db2Keys}). */
     @Override
     protected KeyCodec keyCodec() {
-        return Db2Keys.CODEC;
+        return dev.rowqueue.support.KeyBytes.CODEC;
     }
 
     // ---------------------------------------------------------------- stores

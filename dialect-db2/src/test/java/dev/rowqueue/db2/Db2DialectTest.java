@@ -1,5 +1,6 @@
 package dev.rowqueue.db2;
 
+import dev.rowqueue.support.KeyBytes;
 import dev.rowqueue.Capability;
 import dev.rowqueue.RingOptions;
 import dev.rowqueue.RingStrategy;
@@ -78,17 +79,17 @@ class Db2DialectTest {
         List<String> keys = List.of("a", "A", "a ", "a  ", " a", "é", "e\u0301", "日本", "😀 ", "k".repeat(200));
         Set<String> stored = new HashSet<>();
         for (String key : keys) {
-            byte[] bytes = Db2Keys.encode(key);
+            byte[] bytes = KeyBytes.encode(key);
             assertTrue(bytes[bytes.length - 1] != ' ', "[" + key + "] never ends in a blank, so padding cannot"
                     + " make it equal to another key");
-            assertEquals(key, Db2Keys.decode(bytes));
+            assertEquals(key, KeyBytes.decode(bytes));
             stored.add(Arrays.toString(bytes));
         }
         assertEquals(keys.size(), stored.size());
-        assertArrayEquals("g".getBytes(StandardCharsets.UTF_8), Db2Keys.encode("g"),
+        assertArrayEquals("g".getBytes(StandardCharsets.UTF_8), KeyBytes.encode("g"),
                 "a key without a trailing blank is its UTF-8 bytes, so WHERE grp = 'g' finds it");
-        assertArrayEquals(new byte[] {'a', ' ', (byte) 0xFF}, Db2Keys.encode("a "));
-        assertEquals(null, Db2Keys.decode(null));
+        assertArrayEquals(new byte[] {'a', ' ', (byte) 0xFF}, KeyBytes.encode("a "));
+        assertEquals(null, KeyBytes.decode(null));
     }
 
     @Test
@@ -97,7 +98,7 @@ class Db2DialectTest {
         for (String c : List.of("x", "é", "\u20ac", "😀")) {
             String key = c.repeat(200 / c.length() - 1) + (c.length() == 1 ? " " : "");
             assertTrue(key.length() <= 200);
-            assertTrue(Db2Keys.encode(key).length <= Db2Keys.MAX_BYTES, c);
+            assertTrue(KeyBytes.encode(key).length <= KeyBytes.MAX_BYTES, c);
         }
     }
 

