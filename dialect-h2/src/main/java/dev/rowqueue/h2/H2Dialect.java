@@ -13,7 +13,6 @@ import dev.rowqueue.support.SqlErrors;
 import dev.rowqueue.support.SqlForms;
 import dev.rowqueue.support.StatementSets;
 
-import java.sql.SQLException;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
@@ -44,7 +43,17 @@ public class H2Dialect extends Dialect {
     private static final SchemaDdl DDL = new SchemaDdl(DdlFeatures.builder(
                     ColumnTypes.STANDARD.with(Schema.Type.PAYLOAD, "CHARACTER VARYING(%d)"))
             .payloadLength(MAX_PAYLOAD).ifNotExists(true).ringSeqIndex(false).build());
-    private static final SqlErrors ERRORS = new Errors();
+    // H2's ErrorCode constants: CONCURRENT_UPDATE_1 (an MVStore row changed by a concurrent transaction) and
+    // DEADLOCK_1; LOCK_TIMEOUT_1; TABLE_OR_VIEW_ALREADY_EXISTS_1, INDEX_ALREADY_EXISTS_1; TABLE_OR_VIEW_NOT_FOUND_1,
+    // _WITH_CANDIDATES_2, _DATABASE_EMPTY_1; CONNECTION_BROKEN_1, DATABASE_IS_CLOSED, DATABASE_CALLED_AT_SHUTDOWN
+    private static final SqlErrors ERRORS = SqlErrors.byVendorCode()
+            .kind(90131, SqlErrorKind.ROLLED_BACK).kind(40001, SqlErrorKind.ROLLED_BACK)
+            .kind(50200, SqlErrorKind.LOCK_TIMEOUT)
+            .kind(42101, SqlErrorKind.ALREADY_EXISTS).kind(42111, SqlErrorKind.ALREADY_EXISTS)
+            .kind(42102, SqlErrorKind.UNDEFINED_TABLE).kind(42103, SqlErrorKind.UNDEFINED_TABLE)
+            .kind(42104, SqlErrorKind.UNDEFINED_TABLE)
+            .kind(90067, SqlErrorKind.CONNECTION).kind(90098, SqlErrorKind.CONNECTION)
+            .kind(90121, SqlErrorKind.CONNECTION).build();
 
     /**
      * @param product an H2 2.x database
@@ -89,32 +98,5 @@ public class H2Dialect extends Dialect {
     @Override
     public SqlErrors sqlErrors() {
         return ERRORS;
-    }
-
-    /** H2's vendor codes: 90131 concurrent update, 50200 lock timeout, 90067/90098/90121 connection gone. */
-    private static final class Errors extends SqlErrors {
-        @Override
-        protected SqlErrorKind classifyOne(SQLException e) {
-            switch (e.getErrorCode()) {
-                case 90131: // CONCURRENT_UPDATE_1: MVStore row changed by a concurrent transaction
-                case 40001: // DEADLOCK_1
-                    return SqlErrorKind.ROLLED_BACK;
-                case 50200: // LOCK_TIMEOUT_1
-                    return SqlErrorKind.LOCK_TIMEOUT;
-                case 42101: // TABLE_OR_VIEW_ALREADY_EXISTS_1
-                case 42111: // INDEX_ALREADY_EXISTS_1
-                    return SqlErrorKind.ALREADY_EXISTS;
-                case 42102: // TABLE_OR_VIEW_NOT_FOUND_1
-                case 42103: // TABLE_OR_VIEW_NOT_FOUND_WITH_CANDIDATES_2
-                case 42104: // TABLE_OR_VIEW_NOT_FOUND_DATABASE_EMPTY_1
-                    return SqlErrorKind.UNDEFINED_TABLE;
-                case 90067: // CONNECTION_BROKEN_1
-                case 90098: // DATABASE_IS_CLOSED
-                case 90121: // DATABASE_CALLED_AT_SHUTDOWN
-                    return SqlErrorKind.CONNECTION;
-                default:
-                    return super.classifyOne(e);
-            }
-        }
     }
 }
