@@ -250,14 +250,7 @@ final class SchemaManager {
             exists = false; // no catalog table, and schema creation is off
         }
         if (!exists) {
-            String table = objects(d.name(), d.kind()).get(0);
-            try {
-                select(table, "*", "look for table " + table);
-                exists = true;
-            } catch (SchemaException e) {
-                exists = false; // the executor's mapping of an undefined table; any other failure (the database
-                                // cannot be reached) is thrown: SELECT * fails on nothing else
-            }
+            exists = tableExists(objects(d.name(), d.kind()).get(0));
             if (exists) {
                 ensure(d);
             }
@@ -272,6 +265,28 @@ final class SchemaManager {
         }
         missing.remove(d.name());
         return true;
+    }
+
+    /**
+     * Whether a queue's main table exists, by reading it. A missing table is the executor's mapping of an undefined
+     * table; a table another node is creating at that moment can fail the read in an engine's own way instead (H2
+     * reports "not found (candidates are: ...)" naming the very table, with a state of its own), so a read that
+     * fails otherwise is made once more, and only a second failure (the database cannot be reached) is thrown.
+     */
+    private boolean tableExists(String table) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                select(table, "*", "look for table " + table);
+                return true;
+            } catch (SchemaException e) {
+                return false;
+            } catch (RuntimeException e) {
+                if (attempt == 2) {
+                    throw e;
+                }
+                log.debug("rowqueue: looking for table {} failed, looking once more: {}", table, e.toString());
+            }
+        }
     }
 
     /**
