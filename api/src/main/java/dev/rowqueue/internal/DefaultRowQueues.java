@@ -183,7 +183,8 @@ public final class DefaultRowQueues implements RowQueues {
                         : ActivityRecorder.off(dialect, pooled),
                 new Lifecycle(), schema);
         DatabaseInfo info = new DatabaseInfo(product.productName(), product.productVersion(),
-                product.driverName() + " " + product.driverVersion(), dialect.name(), dialect.capabilities(), max);
+                product.driverName() + " " + product.driverVersion(), dialect.name(), dialect.capabilities(), max,
+                dialect.toString());
         log.info("rowqueue: {} served by dialect '{}' with {}; claims of one queue at once: {}{}",
                 dialect, dialect.name(), dialect.capabilities(),
                 claims == Integer.MAX_VALUE ? "no limit" : claims,

@@ -461,6 +461,7 @@ public final class TckReportListener implements TestExecutionListener {
                 b.append("| Database | ").append(db.productName()).append(' ').append(db.productVersion()).append(" |\n");
                 b.append("| Driver | ").append(db.driver()).append(" |\n");
                 b.append("| Dialect | ").append(db.dialect()).append(" |\n");
+                b.append("| Dialect settings | ").append(db.dialectSettings().replace("|", "\\|")).append(" |\n");
                 b.append("| Capabilities | ").append(db.capabilities().stream().map(Enum::name).sorted()
                         .collect(Collectors.joining(", "))).append(" |\n");
             } else {
@@ -537,6 +538,7 @@ public final class TckReportListener implements TestExecutionListener {
                 row(b, "Database", db.productName() + " " + db.productVersion());
                 row(b, "Driver", db.driver());
                 row(b, "Dialect", db.dialect());
+                row(b, "Dialect settings", db.dialectSettings());
                 row(b, "Capabilities", db.capabilities().stream().map(Enum::name).sorted()
                         .collect(Collectors.joining(", ")));
             } else {
@@ -601,6 +603,7 @@ public final class TckReportListener implements TestExecutionListener {
                 b.append("  \"version\": ").append(q(db.productVersion())).append(",\n");
                 b.append("  \"driver\": ").append(q(db.driver())).append(",\n");
                 b.append("  \"dialect\": ").append(q(db.dialect())).append(",\n");
+                b.append("  \"dialectSettings\": ").append(q(db.dialectSettings())).append(",\n");
                 b.append("  \"capabilities\": [").append(db.capabilities().stream().map(Enum::name).sorted()
                         .map(Report::q).collect(Collectors.joining(", "))).append("],\n");
             }

@@ -15,8 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TckReportHtmlTest {
 
     private static TckReportListener.Report report(TckReportListener.Status second) {
-        DatabaseInfo db = new DatabaseInfo("H2", "2.5.252", "H2 JDBC Driver 2.5.252", "h2",
-                Set.of(Capability.SKIP_LOCKED), 1000);
+        DatabaseInfo db = new DatabaseInfo("H2", "2.5.252", "H2 JDBC Driver 2.5.252", "portable",
+                Set.of(Capability.SKIP_LOCKED), 1000, "portable on H2 (keys bytes in VARBINARY(601) | probed)");
         return new TckReportListener.Report("SomeTck", new TckReportListener.Target("H2 <in memory>", db), List.of(
                 new TckReportListener.Outcome("ring queues", "pushes keep order", TckReportListener.Status.PASSED,
                         "", 12),
@@ -37,6 +37,17 @@ class TckReportHtmlTest {
         assertTrue(html.contains("<span class=\"verdict FAILED\">FAILED</span> 1 passed, 1 failed"));
         assertTrue(html.contains("<h2>work queues</h2>"));
         assertTrue(html.contains("2026-01-02T03:04:05Z"));
+        assertTrue(html.contains("<th>Dialect settings</th><td>portable on H2 (keys bytes in VARBINARY(601) | probed)"),
+                "what the dialect found, for a vendor reading a failure");
+    }
+
+    @Test
+    void the_markdown_and_json_reports_say_what_the_dialect_found() {
+        TckReportListener.Report r = report(TckReportListener.Status.PASSED);
+        assertTrue(r.markdown().contains("| Dialect settings | portable on H2 (keys bytes in VARBINARY(601) \\| probed) |"),
+                r.markdown());
+        assertTrue(r.json().contains("\"dialectSettings\": \"portable on H2 (keys bytes in VARBINARY(601) | probed)\""),
+                r.json());
     }
 
     @Test
