@@ -61,6 +61,14 @@ public record WorkTables(String queue, String jobs, String cursors, String claim
         return queue + "_kls";
     }
 
+    /**
+     * @return the index of leased keyed jobs alone, where a dialect has partial indexes (PostgreSQL): claims under a
+     *         per-key limit read the keys at their limit from it once, instead of counting each candidate's leases
+     */
+    public String leasedIndex() {
+        return queue + "_lsd";
+    }
+
     /** @return the index fair claims walk */
     public String fairIndex() {
         return queue + "_fair";
@@ -74,6 +82,6 @@ public record WorkTables(String queue, String jobs, String cursors, String claim
     /** @return every name the queue may take in the database's namespace: tables, indexes and its sequence */
     public List<String> objects() {
         return List.of(jobs, cursors, claimIndex, deadIndex, uniqueIndex(), keyIndex(), leaseIndex(), fairIndex(),
-                sequence());
+                leasedIndex(), sequence());
     }
 }

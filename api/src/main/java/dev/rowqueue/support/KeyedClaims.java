@@ -281,11 +281,40 @@ public final class KeyedClaims {
         if (!rule.limited()) {
             return "";
         }
-        String jobs = t.jobs();
-        String live = " = " + WorkTables.LIVE;
-        return " AND (j.job_key IS NULL OR ((SELECT COUNT(*) FROM " + jobs + " l WHERE l.job_key = j.job_key AND"
-                + " l.lease_token IS NOT NULL AND l.state" + live + " AND l.due_ms > " + now + extra.apply("l")
-                + ") < :per_key AND NOT EXISTS (SELECT 1 FROM " + jobs + " o WHERE o.job_key = j.job_key AND o.state"
-                + live + " AND o.due_ms <= " + now + " AND " + before.apply("o", "j") + extra.apply("o") + ")))";
+        return " AND (j.job_key IS NULL OR ((SELECT COUNT(*) FROM " + t.jobs() + " l WHERE l.job_key = j.job_key AND "
+                + leased("l") + extra.apply("l") + ") < :per_key AND " + nextOfKey(extra, before) + "))";
+    }
+
+    /**
+     * That the candidate {@code j} is its key's next job: none of the key's due jobs comes before it.
+     *
+     * @param extra  a further condition on the key's due jobs, by their alias {@code o}; "" for none
+     * @param before the condition that the job of the first alias comes before the second's in the key's order
+     * @return the condition
+     */
+    public String nextOfKey(UnaryOperator<String> extra, BinaryOperator<String> before) {
+        return "NOT EXISTS (SELECT 1 FROM " + t.jobs() + " o WHERE o.job_key = j.job_key AND o.state = "
+                + WorkTables.LIVE + " AND o.due_ms <= " + now + " AND " + before.apply("o", "j") + extra.apply("o")
+                + ")";
+    }
+
+    /**
+     * The keys at their limit, {@code :per_key} or more unexpired leases, as a query of one column {@code job_key}:
+     * for a claim that reads them once, into a set its candidates are checked against, instead of counting each
+     * candidate key's leases. It reads the leased keyed jobs alone where an index holds just those
+     * ({@link dev.rowqueue.spi.WorkTables#leasedIndex()}).
+     *
+     * @param extra a further condition on the leased jobs, by their alias {@code l}; "" for none
+     * @return the query
+     */
+    public String keysAtLimit(UnaryOperator<String> extra) {
+        return "SELECT l.job_key FROM " + t.jobs() + " l WHERE l.job_key IS NOT NULL AND " + leased("l")
+                + extra.apply("l") + " GROUP BY l.job_key HAVING COUNT(*) >= :per_key";
+    }
+
+    /** That a job holds an unexpired lease. */
+    private String leased(String alias) {
+        return alias + ".lease_token IS NOT NULL AND " + alias + ".state = " + WorkTables.LIVE + " AND " + alias
+                + ".due_ms > " + now;
     }
 }

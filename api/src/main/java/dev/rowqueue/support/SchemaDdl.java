@@ -103,7 +103,7 @@ public class SchemaDdl {
         if (version != 1) {
             throw new IllegalArgumentException("no work queue DDL of schema version " + version);
         }
-        List<String> added = Schema.keyIndexes(t).stream().map(Schema.Index::name).toList();
+        List<String> added = addedByVersion2(t);
         List<Schema.Index> v1 = workIndexes(t).stream().filter(i -> !added.contains(i.name())).toList();
         return create(Schema.jobsVersion1(t).withIndexes(v1), Schema.cursors(t));
     }
@@ -123,7 +123,7 @@ public class SchemaDdl {
         for (Schema.Column c : Schema.keyColumns()) {
             ddl.add(addColumn(jobs, c));
         }
-        List<String> added = Schema.keyIndexes(t).stream().map(Schema.Index::name).toList();
+        List<String> added = addedByVersion2(t);
         for (Schema.Index i : jobs.indexes()) {
             if (added.contains(i.name())) {
                 ddl.add(createIndex(jobs, i));
@@ -188,6 +188,18 @@ public class SchemaDdl {
         return List.copyOf(ddl);
     }
 
+    /** The indexes on the key columns, which version 2 added: the key indexes, and the leased keyed jobs' index. */
+    private static List<String> addedByVersion2(WorkTables t) {
+        List<String> added = new ArrayList<>(Schema.keyIndexes(t).stream().map(Schema.Index::name).toList());
+        added.add(t.leasedIndex());
+        return added;
+    }
+
+    /**
+     * The jobs table's indexes. With {@link DdlFeatures#liveJobIndexes()}, partial: the claim and fair indexes over
+     * live jobs, the dead letters' over dead ones, and one more, {@link WorkTables#leasedIndex()} on {@code job_key}
+     * over leased live keyed jobs, from which a claim under a per-key limit reads the keys at their limit.
+     */
     private List<Schema.Index> workIndexes(WorkTables t) {
         if (!features.liveJobIndexes()) {
             return Schema.jobs(t).indexes();
@@ -200,6 +212,8 @@ public class SchemaDdl {
             indexes.add(i.name().equals(t.fairIndex())
                     ? Schema.Index.on(t.fairIndex(), false, "key_seq", "prio DESC", "id").where(live) : i);
         }
+        indexes.add(Schema.Index.on(t.leasedIndex(), false, "job_key").where("lease_token IS NOT NULL AND " + live)
+                .forKeys());
         return indexes;
     }
 

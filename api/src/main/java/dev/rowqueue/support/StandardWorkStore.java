@@ -476,6 +476,11 @@ public class StandardWorkStore implements WorkStore {
         return keyed.condition(rule, extra, this::before);
     }
 
+    /** @return the keyed statements' builder, for a dialect that composes its own claims from their parts */
+    protected KeyedClaims keyedClaims() {
+        return keyed;
+    }
+
     /**
      * @param o the alias of a key's job
      * @param j the alias of the candidate

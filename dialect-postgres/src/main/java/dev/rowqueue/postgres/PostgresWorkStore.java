@@ -87,6 +87,9 @@ final class PostgresWorkStore extends StandardWorkStore {
     private final long gate;
     private final Sql gateLock;
     private final Map<String, Sql> keyed = new ConcurrentHashMap<>();
+    /** Whether the index of leased keyed jobs exists ({@link #leasedIndexed}); {@code null} until asked. */
+    private volatile Boolean leasedIndexed;
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PostgresWorkStore.class);
 
     PostgresWorkStore(PostgresDialect dialect, WorkTables tables, boolean notify) {
         super(dialect, tables, ById.standard(tables).withLive(LIVE_BY_ID));
@@ -274,23 +277,38 @@ final class PostgresWorkStore extends StandardWorkStore {
      * gate is held, so its snapshot has every earlier limited claim's leases. A limit above 1 takes rounds
      * ({@link #keyedRounds}).
      *
+     * <p>Under a per-key limit, the keys at their limit are read once, from the index of leased keyed jobs
+     * ({@link WorkTables#leasedIndex()}), into a set each candidate's key is looked up in; where that index is
+     * missing (a queue whose schema is managed by hand and was not given it), each candidate key's leases are counted.
+     *
      * @param rule the rule, not plain
      * @param acks 0, 1 or 2 (several) acks
+     * @param set  whether the keys at their limit are read into a set
      * @return the statement
      */
-    private Sql keyed(ClaimRule rule, int acks, int max) {
+    private Sql keyed(ClaimRule rule, int acks, int max, boolean set) {
         String limit = max <= LITERAL_LIMITS ? String.valueOf(max) : ":n";
-        return keyed.computeIfAbsent(rule + "/" + acks + "/" + limit, k -> {
+        return keyed.computeIfAbsent(rule + "/" + acks + "/" + limit + "/" + set, k -> {
             String exclude = acks == 0 ? "" : acks == 1 ? " AND j.id <> :id" : " AND j.id <> ALL(CAST(:ids AS BIGINT[]))";
+            java.util.function.UnaryOperator<String> unacked = alias -> acks == 0 ? ""
+                    : " AND " + alias + ".id NOT IN (SELECT id FROM a)";
+            // under a per-key limit, the keys at their limit are read once (from the index of leased keyed jobs)
+            // into a hashed set, and a candidate's key is looked up in it: counting each candidate key's leases
+            // cost a subquery for every queued job of every busy key the claim walks past
+            boolean atLimitSet = rule.limited() && set;
+            String atLimit = atLimitSet ? "at_limit AS " + materialized + "(" + keyedClaims().keysAtLimit(unacked)
+                    + "), " : "";
+            String condition = atLimitSet ? " AND (j.job_key IS NULL OR (j.job_key NOT IN (SELECT job_key FROM"
+                    + " at_limit) AND " + keyedClaims().nextOfKey(unacked, this::before) + "))"
+                    : keyedCondition(rule, unacked);
             String lock = "SELECT j.id, j.due_ms FROM " + t.jobs() + " j WHERE j.state = " + WorkTables.LIVE
-                    + " AND j.due_ms <= " + now + exclude
-                    + keyedCondition(rule, alias -> acks == 0 ? "" : " AND " + alias + ".id NOT IN (SELECT id FROM a)")
-                    + keyedOrder(rule) + " LIMIT " + limit + " FOR UPDATE SKIP LOCKED";
+                    + " AND j.due_ms <= " + now + exclude + condition + keyedOrder(rule) + " LIMIT " + limit
+                    + " FOR UPDATE SKIP LOCKED";
             // the jobs come back with their round, to be sorted into fair order
             String leaseKeyed = lease + ", q.key_seq AS claimed_seq";
-            String claim = acks == 0 ? "WITH c AS " + materialized + "(" + lock + ") " + leaseKeyed
-                    : (acks == 1 ? ackOne : ackMany) + ", c AS " + materialized + "(" + lock + "), u AS (" + leaseKeyed
-                            + ")" + handoff.replace(" FROM a UNION", ", NULL AS claimed_seq FROM a UNION");
+            String claim = acks == 0 ? "WITH " + atLimit + "c AS " + materialized + "(" + lock + ") " + leaseKeyed
+                    : (acks == 1 ? ackOne : ackMany) + ", " + atLimit + "c AS " + materialized + "(" + lock + "), u AS ("
+                            + leaseKeyed + ")" + handoff.replace(" FROM a UNION", ", NULL AS claimed_seq FROM a UNION");
             return Sql.of((rule.limited() ? "SELECT pg_advisory_xact_lock(:gate); " : "") + claim);
         });
     }
@@ -338,8 +356,8 @@ final class PostgresWorkStore extends StandardWorkStore {
         if (rule.plain() || !oneTrip(rule)) {
             return super.claim(max, leaseMs, token, rule);
         }
-        Sql sql = keyed(rule, 0, max);
         return SqlOp.statement(c -> {
+            Sql sql = keyed(rule, 0, max, leasedIndexed(c, rule));
             List<Keyed> claimed = new ArrayList<>();
             try (PreparedStatement ps = sql.prepare(c)) {
                 bindKeyed(sql, ps, max, leaseMs, token, rule).done();
@@ -359,8 +377,8 @@ final class PostgresWorkStore extends StandardWorkStore {
             SqlOp<List<Job>> claim = claim(max, leaseMs, token, rule);
             return SqlOp.statement(c -> new AckedAndClaimed(Set.of(), claim.run(c)));
         }
-        Sql sql = keyed(rule, ids.length == 1 ? 1 : 2, max);
         return SqlOp.statement(c -> {
+            Sql sql = keyed(rule, ids.length == 1 ? 1 : 2, max, leasedIndexed(c, rule));
             List<Keyed> claimed = new ArrayList<>();
             Set<Long> acked = new HashSet<>();
             try (PreparedStatement ps = sql.prepare(c)) {
@@ -381,6 +399,33 @@ final class PostgresWorkStore extends StandardWorkStore {
             }
             return new AckedAndClaimed(acked, Keyed.inOrder(claimed, rule));
         });
+    }
+
+    /**
+     * Whether the index of leased keyed jobs exists, asked once per store under a per-key limit. rowqueue creates it
+     * with the queue, and on an existing queue when the queue is first opened with schema creation on; a queue whose
+     * schema is managed by hand may lack it, and is then claimed from with a count per candidate, with one WARN.
+     */
+    private boolean leasedIndexed(java.sql.Connection c, ClaimRule rule) throws SQLException {
+        if (!rule.limited()) {
+            return false;
+        }
+        Boolean known = leasedIndexed;
+        if (known == null) {
+            try (PreparedStatement ps = c.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
+                ps.setString(1, t.leasedIndex());
+                try (ResultSet rs = ps.executeQuery()) {
+                    known = rs.next() && rs.getBoolean(1);
+                }
+            }
+            if (!known) {
+                log.warn("rowqueue: work queue {} has no index {}: claims under a per-key limit count each candidate"
+                        + " key's leases instead of reading the keys at their limit once; create it with the DDL of"
+                        + " 'rowqueue schema --work {}'", t.jobs(), t.leasedIndex(), t.jobs());
+            }
+            leasedIndexed = known;
+        }
+        return known;
     }
 
     /** A job a claim under a rule returned, with its due time before the lease and its round. */

@@ -73,6 +73,18 @@ final class ClaimPlans {
                 q.ack(c.get(0));
             }
         }
+        return prepared(one);
+    }
+
+    /**
+     * The claim statements a pool of one connection has prepared on its session (those with
+     * {@code FOR UPDATE SKIP LOCKED}), with their plan cache counts and plans as {@code EXPLAIN EXECUTE} shows them.
+     *
+     * @param one a pool of one connection
+     * @return the statements
+     * @throws SQLException from the driver
+     */
+    static List<Prepared> prepared(HikariDataSource one) throws SQLException {
         Map<String, Prepared> prepared = new LinkedHashMap<>();
         try (Connection c = one.getConnection(); Statement s = c.createStatement()) {
             List<String[]> rows = new ArrayList<>();

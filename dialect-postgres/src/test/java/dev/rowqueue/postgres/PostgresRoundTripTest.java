@@ -125,11 +125,13 @@ class PostgresRoundTripTest {
         WorkQueue fair = rq.workQueue("rt_keyed", WorkQueueOptions.defaults().leaseDuration(Duration.ofMinutes(5))
                 .fairClaims(true));
         q.enqueue("warm up", Enqueue.key("w"));
+        // the store's first limited claim also asks, once, whether the queue has its index of leased keyed jobs
+        assertEquals(1, q.claim(1).size(), "the warm-up job");
         count("enqueueAll of 5 with a key", () -> q.enqueueAll(List.of("a", "b", "c", "d", "e"), Enqueue.key("k")));
         count("enqueue with a unique key", () -> q.enqueue("u", Enqueue.key("u").unique()));
         count("enqueue with a held unique key", () -> q.enqueue("u again", Enqueue.key("u").unique()));
         List<Job> jobs = count("claim up to 10 under maxLeasedPerKey(1)", () -> q.claim(10));
-        assertEquals(3, jobs.size(), "one job of each key: " + jobs);
+        assertEquals(2, jobs.size(), "one job of each free key (k, u; w is leased): " + jobs);
         count("ackAndClaim of 1 under maxLeasedPerKey(1)", () -> q.ackAndClaim(List.of(jobs.get(0)), 1));
         count("fair claim up to 2", () -> fair.claim(2));
         for (String op : List.of("enqueueAll of 5 with a key", "enqueue with a unique key",
