@@ -283,7 +283,7 @@ final class PostgresWorkStore extends StandardWorkStore {
      *
      * @param rule the rule, not plain
      * @param acks 0, 1 or 2 (several) acks
-     * @param set  whether the keys at their limit are read into a set
+     * @param set  whether the keys at their limit are read into a set ({@link #leasedIndexed}: only under a limit)
      * @return the statement
      */
     private Sql keyed(ClaimRule rule, int acks, int max, boolean set) {
@@ -295,10 +295,9 @@ final class PostgresWorkStore extends StandardWorkStore {
             // under a per-key limit, the keys at their limit are read once (from the index of leased keyed jobs)
             // into a hashed set, and a candidate's key is looked up in it: counting each candidate key's leases
             // cost a subquery for every queued job of every busy key the claim walks past
-            boolean atLimitSet = rule.limited() && set;
-            String atLimit = atLimitSet ? "at_limit AS " + materialized + "(" + keyedClaims().keysAtLimit(unacked)
+            String atLimit = set ? "at_limit AS " + materialized + "(" + keyedClaims().keysAtLimit(unacked)
                     + "), " : "";
-            String condition = atLimitSet ? " AND (j.job_key IS NULL OR (j.job_key NOT IN (SELECT job_key FROM"
+            String condition = set ? " AND (j.job_key IS NULL OR (j.job_key NOT IN (SELECT job_key FROM"
                     + " at_limit) AND " + keyedClaims().nextOfKey(unacked, this::before) + "))"
                     : keyedCondition(rule, unacked);
             String lock = "SELECT j.id, j.due_ms FROM " + t.jobs() + " j WHERE j.state = " + WorkTables.LIVE
@@ -421,7 +420,7 @@ final class PostgresWorkStore extends StandardWorkStore {
             if (!known) {
                 log.warn("rowqueue: work queue {} has no index {}: claims under a per-key limit count each candidate"
                         + " key's leases instead of reading the keys at their limit once; create it with the DDL of"
-                        + " 'rowqueue schema --work {}'", t.jobs(), t.leasedIndex(), t.jobs());
+                        + " 'rowqueue schema --dialect postgresql --work {}'", t.jobs(), t.leasedIndex(), t.jobs());
             }
             leasedIndexed = known;
         }
