@@ -13,7 +13,6 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -547,13 +546,13 @@ public record PortableFeatures(String identity, boolean identityIsKey, String ge
         ErrorReport duplicate = duplicates(c, table + "_d", created);
         ErrorReport syntax = failure(c, "SELECT FROM WHERE", null);
         KeyForm text = matches(c, keys, "A") ? null : matches(c, keys, "a ") ? KeyForm.MARKED : KeyForm.EXACT;
-        Map.Entry<KeyForm, String> key = keyColumn(c, table + "_b", created, text);
+        KeyColumn key = keyColumn(c, table + "_b", created, text);
         boolean uniqueNulls = uniqueIndexNulls(c, table + "_n", created);
         boolean addsConstrained = failure(c, "ALTER TABLE " + table + " ADD COLUMN x BIGINT DEFAULT 0 NOT NULL",
                 null) == null;
         return new PortableFeatures(identity, identityIsKey, generatedKey, identityFollows, limit, cast, descending,
-                key.getKey(), key.getValue(), ifNotExists, usable(duplicate, syntax), usable(exists, syntax), usable(undefined, syntax),
-                uniqueNulls, sequence, addsConstrained, sequence == null || sequenceRestarts(c, table, identity,
+                key.form(), key.type(), ifNotExists, usable(duplicate, syntax), usable(exists, syntax),
+                usable(undefined, syntax), uniqueNulls, sequence, addsConstrained, sequence == null || sequenceRestarts(c, table, identity,
                 table + "_s"));
     }
 
@@ -752,29 +751,26 @@ public record PortableFeatures(String identity, boolean identityIsKey, String ge
      *
      * @param text the text form the comparisons allow, or {@code null} where text ignores case
      */
-    private static Map.Entry<KeyForm, String> keyColumn(Connection c, String table, List<String> created,
-                                                        KeyForm text) throws SQLException {
-        List<Map.Entry<KeyForm, String>> candidates = new ArrayList<>();
+    private static KeyColumn keyColumn(Connection c, String table, List<String> created, KeyForm text)
+            throws SQLException {
+        List<KeyColumn> candidates = new ArrayList<>();
         if (text != null) {
-            candidates.add(Map.entry(text, "VARCHAR(" + (Dialect.KEY_LENGTH + (text == KeyForm.MARKED ? 1 : 0))
+            candidates.add(new KeyColumn(text, "VARCHAR(" + (Dialect.KEY_LENGTH + (text == KeyForm.MARKED ? 1 : 0))
                     + ")"));
         }
         for (String type : BINARY_TYPES) {
-            candidates.add(Map.entry(KeyForm.BYTES, String.format(Locale.ROOT, type, KeyBytes.MAX_BYTES)));
+            candidates.add(new KeyColumn(KeyForm.BYTES, String.format(Locale.ROOT, type, KeyBytes.MAX_BYTES)));
         }
-        candidates.add(Map.entry(KeyForm.HEX, "VARCHAR(" + 2 * 3 * Dialect.KEY_LENGTH + ")"));
+        candidates.add(new KeyColumn(KeyForm.HEX, "VARCHAR(" + 2 * 3 * Dialect.KEY_LENGTH + ")"));
         SQLException last = null;
-        List<String> tried = new ArrayList<>();
         for (int i = 0; i < candidates.size(); i++) {
-            Map.Entry<KeyForm, String> candidate = candidates.get(i);
+            KeyColumn candidate = candidates.get(i);
             String name = table + i;
-            tried.add(candidate.getValue());
             try {
-                exec(c, "CREATE TABLE " + name + " (k " + candidate.getValue() + " NOT NULL, s BIGINT,"
-                        + " PRIMARY KEY (k))");
+                exec(c, "CREATE TABLE " + name + " (k " + candidate.type() + " NOT NULL, s BIGINT, PRIMARY KEY (k))");
                 created.add(0, "TABLE " + name);
                 exec(c, "CREATE INDEX " + name + "_i ON " + name + " (k, s)");
-                if (candidate.getKey() != KeyForm.BYTES || keepsBytesApart(c, name)) {
+                if (candidate.form() != KeyForm.BYTES || keepsBytesApart(c, name)) {
                     return candidate;
                 }
             } catch (SQLException e) {
@@ -783,7 +779,11 @@ public record PortableFeatures(String identity, boolean identityIsKey, String ge
         }
         throw new SQLException("the portable dialect found no key column type that keeps different keys apart and"
                 + " that the database can index at " + Dialect.KEY_LENGTH + " characters (tried: "
-                + String.join(", ", tried) + ")", last);
+                + String.join(", ", candidates.stream().map(KeyColumn::type).toList()) + ")", last);
+    }
+
+    /** A way of storing keys and the key columns' type. */
+    private record KeyColumn(KeyForm form, String type) {
     }
 
     /** Whether a binary column stores a key's bytes as they are and tells keys differing in case apart. */

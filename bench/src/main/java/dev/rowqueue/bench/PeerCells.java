@@ -228,11 +228,11 @@ final class PeerCells {
                     for (String system : SYSTEMS) {
                         Optional<Results.Side> s = find(sides, db, cell, threads, system);
                         md.append(' ').append(s.map(PeerCells::value).orElse(""));
-                        if (s.isPresent() && s.get().ran() && rq.isPresent() && rq.get().ran()
-                                && !system.equals("rowqueue") && !rq.get().latency() && s.get().m().median() <= 0) {
+                        boolean comparable = s.isPresent() && s.get().ran() && rq.isPresent() && rq.get().ran()
+                                && !system.equals("rowqueue");
+                        if (comparable && !rq.get().latency() && s.get().m().median() <= 0) {
                             md.append(" (no job in the timed rounds: not compared)"); // no ratio to a rate of 0
-                        } else if (s.isPresent() && s.get().ran() && rq.isPresent() && rq.get().ran()
-                                && !system.equals("rowqueue")) {
+                        } else if (comparable) {
                             double ratio = ratio(rq.get(), s.get());
                             md.append(rq.get().latency() ? String.format(Locale.ROOT, " (**%.2fx / %.2fx**)",
                                     s.get().m().p50Micros() / Math.max(1, rq.get().m().p50Micros()),

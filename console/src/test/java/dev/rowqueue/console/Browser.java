@@ -102,25 +102,16 @@ final class Browser implements AutoCloseable {
      * time (an element of the page being replaced goes stale under the read), then returns the last text found.
      */
     String awaitText(org.openqa.selenium.By by, java.util.function.Predicate<String> accepted) {
-        long end = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-        String found = null;
-        while (System.nanoTime() < end) {
+        String[] found = new String[1];
+        poll(() -> {
             try {
-                found = driver.findElements(by).stream().findFirst().map(e -> e.getText()).orElse(null);
+                found[0] = driver.findElements(by).stream().findFirst().map(e -> e.getText()).orElse(null);
             } catch (org.openqa.selenium.StaleElementReferenceException e) {
-                found = null; // the page changed under the read
+                found[0] = null; // the page changed under the read
             }
-            if (found != null && accepted.test(found)) {
-                return found;
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-        }
-        return found;
+            return found[0] != null && accepted.test(found[0]);
+        });
+        return found[0];
     }
 
     /**
@@ -128,16 +119,21 @@ final class Browser implements AutoCloseable {
      * click returns: up to 15 s, then fails with where it is.
      */
     void awaitLocation(String expected) {
+        poll(() -> expected.equals(location()));
+        org.junit.jupiter.api.Assertions.assertEquals(expected, location());
+    }
+
+    /** Checks {@code done} every 50 ms until it holds, for up to 15 s (or until the thread is interrupted). */
+    private static void poll(java.util.function.BooleanSupplier done) {
         long end = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-        while (!expected.equals(location()) && System.nanoTime() < end) {
+        while (!done.getAsBoolean() && System.nanoTime() < end) {
             try {
                 Thread.sleep(50);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                break;
+                return;
             }
         }
-        org.junit.jupiter.api.Assertions.assertEquals(expected, location());
     }
 
     /** Signs in through the form of the page the browser is on (the sign-in page). */
