@@ -723,9 +723,16 @@ public class MySqlDialect extends Dialect {
                 case 3101: // ER_TRANSACTION_ROLLBACK_DURING_COMMIT: "Plugin instructed the server to rollback"
                     // (certification)
                     return SqlErrorKind.ROLLED_BACK;
-                case 1180: // ER_ERROR_DURING_COMMIT: on a group member, "Got error 149 - 'Lock deadlock; Retry
-                    // transaction'" is a lost certification, rolled back; elsewhere (MariaDB Galera included) left
-                    // as it was
+                case 1180: // ER_ERROR_DURING_COMMIT
+                    if (galera) {
+                        // "Error while appending streaming replication fragment(provider status: Not connected to
+                        // Primary Component)": the node lost the cluster while it replicated the write set, which
+                        // the others may have received and committed; the node cannot tell (a connection lost at
+                        // commit). The fault campaign's stalled and cut-off nodes raise it (docs/reliability.md).
+                        return SqlErrorKind.CONNECTION;
+                    }
+                    // on a group member, "Got error 149 - 'Lock deadlock; Retry transaction'" is a lost
+                    // certification, rolled back; elsewhere left as it was
                     return groupReplication != GroupReplication.NONE && String.valueOf(e.getMessage()).contains("149")
                             ? SqlErrorKind.ROLLED_BACK : super.classifyOne(e);
                 case 1290: // ER_OPTION_PREVENTS_STATEMENT: --read-only / --super-read-only

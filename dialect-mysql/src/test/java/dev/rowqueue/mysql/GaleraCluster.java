@@ -24,8 +24,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * A three-node MariaDB Galera cluster on 127.0.0.1 for tests: each node has its own {@code --defaults-file}, data and
- * tmp directories under one temp directory, and its own SQL, gcomm, IST and SST ports. Node 1 is initialised with
+ * A three-node MariaDB Galera cluster on loopback for tests: each node has its own {@code --defaults-file}, data and
+ * tmp directories under one temp directory, its own loopback address (127.0.0.11, .12, .13: Galera binds its
+ * outgoing connections to it too, so a {@code LoopbackFirewall} can cut one node off from the others while clients
+ * still reach it) and its own SQL, gcomm, IST and SST ports. Node 1 is initialised with
  * {@code mariadb-install-db} and bootstraps the cluster ({@code --wsrep-new-cluster}); nodes 2 and 3 join one after
  * the other and get their state from node 1 by rsync SST. {@link #start} returns once every node reports
  * {@code wsrep_local_state_comment = Synced} and {@code wsrep_cluster_size = 3}.
@@ -48,6 +50,7 @@ final class GaleraCluster implements AutoCloseable {
 
     private final Path dir;
     private final List<Node> nodes = new ArrayList<>();
+    private volatile boolean keep;
     private final String installDb;
 
     /** Kills the servers if the JVM exits without closing the cluster (they are not its children's children). */
@@ -66,10 +69,13 @@ final class GaleraCluster implements AutoCloseable {
         final int istPort;
         final int sstPort;
         final Path home;
+        /** The node's own loopback address, so that a test can cut it off from the others. */
+        final String host;
         Process process;
 
         Node(int index, int sqlPort, int gcommPort, int istPort, int sstPort, Path home) {
             this.index = index;
+            this.host = "127.0.0." + (10 + index);
             this.sqlPort = sqlPort;
             this.gcommPort = gcommPort;
             this.istPort = istPort;
@@ -231,7 +237,7 @@ final class GaleraCluster implements AutoCloseable {
     private String config(Node n) {
         StringBuilder addresses = new StringBuilder();
         for (Node o : nodes) {
-            addresses.append(addresses.length() == 0 ? "" : ",").append("127.0.0.1:").append(o.gcommPort);
+            addresses.append(addresses.length() == 0 ? "" : ",").append(o.host).append(':').append(o.gcommPort);
         }
         return String.join("\n",
                 "[mysqld]",
@@ -242,7 +248,7 @@ final class GaleraCluster implements AutoCloseable {
                 "pid-file=" + n.home.resolve("mysqld.pid"),
                 "log-error=" + n.errorLog(),
                 "port=" + n.sqlPort,
-                "bind-address=127.0.0.1",
+                "bind-address=" + n.host,
                 "skip-name-resolve",
                 "character-set-server=utf8mb4",
                 "max_connections=400",
@@ -258,12 +264,15 @@ final class GaleraCluster implements AutoCloseable {
                 "wsrep_cluster_name=rowqueue_test",
                 "wsrep_cluster_address=gcomm://" + addresses,
                 "wsrep_node_name=node" + n.index,
-                "wsrep_node_address=127.0.0.1:" + n.gcommPort,
+                "wsrep_node_address=" + n.host + ":" + n.gcommPort,
                 "wsrep_sst_method=rsync",
-                "wsrep_sst_receive_address=127.0.0.1:" + n.sstPort,
-                "wsrep_provider_options=\"gmcast.listen_addr=tcp://127.0.0.1:" + n.gcommPort
-                        + ";ist.recv_addr=127.0.0.1:" + n.istPort + ";gcache.size=32M;gcache.page_size=32M\"",
+                "wsrep_sst_receive_address=" + n.host + ":" + n.sstPort,
+                "wsrep_provider_options=\"gmcast.listen_addr=tcp://" + n.host + ":" + n.gcommPort
+                        + ";ist.recv_addr=" + n.host + ":" + n.istPort + ";gcache.size=32M;gcache.page_size=32M\"",
                 "wsrep_slave_threads=2",
+                "server_id=" + n.index,
+                "log_bin=" + n.home.resolve("binlog"),
+                "log_slave_updates=ON",
                 "") + "\n";
     }
 
@@ -366,7 +375,7 @@ final class GaleraCluster implements AutoCloseable {
     }
 
     private static String url(Node n, String database) {
-        return "jdbc:mariadb://127.0.0.1:" + n.sqlPort + "/" + database;
+        return "jdbc:mariadb://" + n.host + ":" + n.sqlPort + "/" + database;
     }
 
     /** @return the nodes' URLs of one database, node 1 first */
@@ -429,6 +438,110 @@ final class GaleraCluster implements AutoCloseable {
         awaitSynced(node, 3);
     }
 
+    /** Keeps the directories (data, logs) when the cluster is closed: they are evidence of a failed run. */
+    void keep() {
+        keep = true;
+    }
+
+    /**
+     * @param n a node (0-based)
+     * @return the node's own loopback address
+     */
+    String host(int n) {
+        return nodes.get(n).host;
+    }
+
+    /**
+     * @param n a node (0-based)
+     * @return the process id of its server, or -1 if it is not running
+     */
+    long pid(int n) {
+        return nodes.get(n).pid();
+    }
+
+    /** SIGKILLs every node. */
+    void killAll() {
+        for (int i = 0; i < nodes.size(); i++) {
+            kill(i);
+        }
+    }
+
+    /**
+     * Restarts a cluster whose nodes were all killed, as an operator must: asks each node for the last write set it
+     * committed ({@code mariadbd --wsrep-recover}), bootstraps the most advanced one ({@code safe_to_bootstrap: 1},
+     * {@code --wsrep-new-cluster}) and lets the others join it.
+     *
+     * @return the node (0-based) the cluster was bootstrapped from
+     */
+    int bootstrapFromMostAdvanced() {
+        int best = -1;
+        long bestSeqno = Long.MIN_VALUE;
+        for (Node n : nodes) {
+            long seqno = recoveredSeqno(n);
+            if (seqno > bestSeqno) {
+                bestSeqno = seqno;
+                best = n.index - 1;
+            }
+        }
+        Node first = nodes.get(best);
+        try {
+            Path state = first.home.resolve("data").resolve("grastate.dat");
+            Files.writeString(state, Files.readString(state).replaceAll("safe_to_bootstrap:\\s*0",
+                    "safe_to_bootstrap: 1"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        launch(first, true);
+        awaitSynced(first, 1);
+        int size = 1;
+        for (Node n : nodes) {
+            if (n != first) {
+                launch(n, false);
+                awaitSynced(n, ++size);
+            }
+        }
+        for (Node n : nodes) {
+            awaitSynced(n, 3);
+        }
+        return best;
+    }
+
+    /** @return the seqno {@code mariadbd --wsrep-recover} finds in a stopped node's data directory */
+    private long recoveredSeqno(Node n) {
+        String marker = "WSREP: Recovered position: ";
+        run(asMysql(MARIADBD.toString(), "--defaults-file=" + n.config(), "--wsrep-recover"), 120);
+        try {
+            List<String> lines = Files.readAllLines(n.errorLog(), StandardCharsets.ISO_8859_1);
+            for (int i = lines.size() - 1; i >= 0; i--) {
+                int at = lines.get(i).indexOf(marker);
+                if (at >= 0) {
+                    String position = lines.get(i).substring(at + marker.length()).strip();
+                    return Long.parseLong(position.substring(position.lastIndexOf(':') + 1));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        throw new IllegalStateException("node " + n.index + ": --wsrep-recover found no position; " + tail(n));
+    }
+
+    /**
+     * Kills the client sessions that use a database on every running node ({@code KILL CONNECTION}), as a network
+     * fault or an operator would, mid-transaction or not.
+     *
+     * @param database the database whose sessions die
+     * @return how many were killed
+     */
+    int killClientConnections(String database) {
+        int killed = 0;
+        for (Node n : nodes) {
+            if (n.pid() >= 0) {
+                killed += ClientSessions.kill(url(n, ""), database);
+            }
+        }
+        return killed;
+    }
+
     private void sql(Node n, String... statements) {
         try (Connection c = DriverManager.getConnection(url(n, ""), "root", "");
              Statement s = c.createStatement()) {
@@ -453,13 +566,6 @@ final class GaleraCluster implements AutoCloseable {
         }
     }
 
-    private void killAll() {
-        for (Node n : nodes) {
-            if (n.process != null) {
-                n.process.destroyForcibly();
-            }
-        }
-    }
 
     /** Stops every node (SIGTERM, then SIGKILL after 20 s) and deletes the directory. */
     @Override
@@ -489,6 +595,10 @@ final class GaleraCluster implements AutoCloseable {
                 n.process.destroyForcibly();
                 Thread.currentThread().interrupt();
             }
+        }
+        if (keep) {
+            System.out.println("Galera cluster's directories kept in " + dir);
+            return;
         }
         try (Stream<Path> files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

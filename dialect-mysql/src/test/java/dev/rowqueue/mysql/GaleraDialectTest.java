@@ -127,6 +127,17 @@ class GaleraDialectTest {
     }
 
     @Test
+    void a_node_that_lost_the_cluster_while_replicating_a_commit_cannot_tell_its_outcome() throws SQLException {
+        MySqlDialect d = galera();
+        // What a stalled or cut-off node answered in the fault campaign (docs/reliability.md): the write set may have
+        // reached the others, so this is a connection lost at commit (an unknown outcome), not a rollback to retry
+        SQLException lostCluster = new SQLException("(conn=16) Error while appending streaming replication"
+                + " fragment(provider status: Not connected to Primary Component)", "HY000", 1180);
+        assertEquals(SqlErrorKind.CONNECTION, d.classify(lostCluster));
+        assertFalse(d.failedBeforeSending(lostCluster));
+    }
+
+    @Test
     void rings_get_no_trigger_on_galera_and_keep_it_elsewhere() throws SQLException {
         RingTables t = RingTables.of("rq");
         RingOptions safe = RingOptions.capacity(10);

@@ -128,37 +128,248 @@ final class GroupReplicationCluster implements AutoCloseable {
         long t0 = System.nanoTime();
         String group = UUID.randomUUID().toString();
         StringBuilder seeds = new StringBuilder();
-        for (int x : xcomPorts) {
-            seeds.append(seeds.length() == 0 ? "" : ",").append("127.0.0.1:").append(x);
+        for (int i = 0; i < xcomPorts.length; i++) {
+            seeds.append(i == 0 ? "" : ",").append(host(i)).append(':').append(xcomPorts[i]);
         }
         boolean single = mode == Mode.SINGLE_PRIMARY;
         for (int i = 0; i < 3; i++) {
-            members.add(MySqlServer.start(sqlPorts[i], List.of("--performance-schema=ON", "--server-id=" + (i + 1),
-                    "--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--report-host=127.0.0.1",
+            members.add(MySqlServer.start(sqlPorts[i], List.of("--performance-schema=ON",
+                    "--server-id=" + (i + 1), "--gtid-mode=ON", "--enforce-gtid-consistency=ON",
+                    "--report-host=127.0.0.1",
                     "--report-port=" + sqlPorts[i], "--plugin-load-add=group_replication.so",
                     "--group-replication-group-name=" + group, "--group-replication-start-on-boot=OFF",
-                    "--group-replication-local-address=127.0.0.1:" + xcomPorts[i],
+                    "--group-replication-local-address=" + host(i) + ":" + xcomPorts[i],
                     "--group-replication-group-seeds=" + seeds, "--group-replication-ip-allowlist=127.0.0.1/8",
                     "--group-replication-member-weight=" + WEIGHTS[i],
                     "--group-replication-member-expel-timeout=0", "--group-replication-autorejoin-tries=0",
                     "--group-replication-recovery-get-public-key=ON",
                     "--group-replication-single-primary-mode=" + (single ? "ON" : "OFF"),
-                    "--group-replication-enforce-update-everywhere-checks=" + (single ? "OFF" : "ON"))));
+                    "--group-replication-enforce-update-everywhere-checks=" + (single ? "OFF" : "ON"),
+                    // a member takes no write until the group makes it writable: one restarted after a crash, before
+                    // START GROUP_REPLICATION, would otherwise commit clients' writes that the group never sees
+                    // (errant transactions: acknowledged, then absent, and the member can no longer rejoin)
+                    "--super-read-only=ON"), OWN_ADDRESSES ? uid(i) : -1));
         }
         for (MySqlServer m : members) {
-            m.execute("SET SESSION sql_log_bin = 0", "CREATE USER 'rowqueue_rpl'@'%' IDENTIFIED BY 'rpl'",
-                    "GRANT REPLICATION SLAVE ON *.* TO 'rowqueue_rpl'@'%'", "SET SESSION sql_log_bin = 1");
+            m.execute("SET GLOBAL super_read_only = OFF", "SET SESSION sql_log_bin = 0",
+                    "CREATE USER 'rowqueue_rpl'@'%' IDENTIFIED BY 'rpl'",
+                    "GRANT REPLICATION SLAVE ON *.* TO 'rowqueue_rpl'@'%'", "SET SESSION sql_log_bin = 1",
+                    "SET GLOBAL super_read_only = ON");
         }
-        long deadline = System.currentTimeMillis() + START_MILLIS;
-        members.get(0).execute("SET GLOBAL group_replication_bootstrap_group = ON",
-                "START GROUP_REPLICATION USER = 'rowqueue_rpl', PASSWORD = 'rpl'",
-                "SET GLOBAL group_replication_bootstrap_group = OFF");
-        awaitOnline(0, 1, deadline);
-        for (int i = 1; i < 3; i++) {
-            members.get(i).execute("START GROUP_REPLICATION USER = 'rowqueue_rpl', PASSWORD = 'rpl'");
-            awaitOnline(i, i + 1, deadline);
-        }
+        bootstrap(0);
         startMillis = (System.nanoTime() - t0) / 1_000_000;
+    }
+
+    /** Bootstraps the group on one member, then lets the others join it one by one. */
+    private void bootstrap(int first) {
+        long deadline = System.currentTimeMillis() + START_MILLIS;
+        members.get(first).execute("SET GLOBAL group_replication_bootstrap_group = ON", START,
+                "SET GLOBAL group_replication_bootstrap_group = OFF");
+        awaitOnline(first, 1, deadline);
+        int size = 1;
+        for (int i = 0; i < 3; i++) {
+            if (i != first) {
+                members.get(i).execute(START);
+                awaitOnline(i, ++size, deadline);
+            }
+        }
+    }
+
+    private static final String START = "START GROUP_REPLICATION USER = 'rowqueue_rpl', PASSWORD = 'rpl'";
+
+    /**
+     * SIGKILLs a member's server.
+     *
+     * @param member a member (0-based)
+     */
+    void kill(int member) {
+        members.get(member).kill();
+    }
+
+    /**
+     * Starts a killed member's server again and lets it rejoin the group.
+     *
+     * @param member a member (0-based)
+     */
+    void restart(int member) {
+        members.get(member).launch();
+        rejoinAll();
+    }
+
+    /**
+     * Lets every member that the group does not count ONLINE (it left, was expelled, stalled, was cut off, or is in
+     * ERROR) join again ({@code STOP} and {@code START GROUP_REPLICATION}; one that is RECOVERING is left to finish),
+     * until every member sees three ONLINE. The group's view is that of a member that is ONLINE with a majority of
+     * ONLINE members in its view: a member that was stalled or cut off still sees the group it had until it learns
+     * that it was expelled, and a member that is OFFLINE sees only itself.
+     */
+    void rejoinAll() {
+        long deadline = System.currentTimeMillis() + START_MILLIS;
+        String last = "";
+        while (System.currentTimeMillis() < deadline) {
+            int majority = -1;
+            for (int o = 0; o < members.size() && majority < 0; o++) {
+                int online = 0;
+                for (int i = 0; i < members.size(); i++) {
+                    online += "ONLINE".equals(state(o, i)) ? 1 : 0;
+                }
+                if ("ONLINE".equals(state(o, o)) && online > members.size() / 2) {
+                    majority = o;
+                }
+            }
+            boolean whole = majority >= 0;
+            for (int i = 0; i < members.size() && majority >= 0; i++) {
+                String seen = state(majority, i);
+                String own = state(i, i);
+                if ("ONLINE".equals(seen) && "ONLINE".equals(own)) {
+                    continue;
+                }
+                whole = false;
+                last = "member " + (i + 1) + " is " + own + " in its own view and " + seen + " in member "
+                        + (majority + 1) + "'s";
+                if (!"RECOVERING".equals(own) && !"RECOVERING".equals(seen) && !"ONLINE".equals(seen)) {
+                    try {
+                        members.get(i).execute("STOP GROUP_REPLICATION", START);
+                    } catch (IllegalStateException e) {
+                        last += "; " + e.getMessage();
+                    }
+                }
+            }
+            if (majority < 0) {
+                last = "no member is ONLINE with a majority in its view";
+            }
+            if (whole) {
+                return;
+            }
+            MySqlServer.sleep(1_000);
+        }
+        throw new IllegalStateException("the group did not become whole again: " + last + "\n" + tails(10));
+    }
+
+    /**
+     * @param observer a member (0-based) whose view is asked
+     * @param member   a member (0-based)
+     * @return the member's state in the observer's view, {@code ABSENT} if it is not in it, {@code UNANSWERED} if the
+     *         observer does not answer
+     */
+    private String state(int observer, int member) {
+        try {
+            for (String[] row : states(observer)) {
+                if (String.valueOf(sqlPorts[member]).equals(row[1])) {
+                    return row[2];
+                }
+            }
+            return "ABSENT";
+        } catch (IllegalStateException e) {
+            return "UNANSWERED";
+        }
+    }
+
+    /** Keeps every member's directory (data, logs) when the group is closed: evidence of a failed run. */
+    void keep() {
+        members.forEach(MySqlServer::keep);
+    }
+
+    /** SIGKILLs every member. */
+    void killAll() {
+        members.forEach(MySqlServer::kill);
+    }
+
+    /**
+     * Restarts a group whose members were all killed, as an operator must: starts every server, bootstraps the group
+     * on the member whose executed transactions include every other's ({@code GTID_SUBSET}), and lets the others
+     * join.
+     *
+     * @return the member (0-based) the group was bootstrapped from
+     */
+    int bootstrapFromMostAdvanced() {
+        members.forEach(MySqlServer::launch);
+        List<String> executed = new ArrayList<>();
+        for (MySqlServer m : members) {
+            executed.add(m.query("SELECT @@GLOBAL.gtid_executed"));
+        }
+        int best = 0;
+        for (int i = 1; i < members.size(); i++) {
+            String q = "SELECT GTID_SUBSET('" + executed.get(best) + "', '" + executed.get(i) + "')";
+            if ("1".equals(members.get(0).query(q))) {
+                best = i;
+            }
+        }
+        bootstrap(best);
+        return best;
+    }
+
+    /**
+     * @param member a member (0-based)
+     * @return its server's process id, or -1
+     */
+    long pid(int member) {
+        return members.get(member).pid();
+    }
+
+    /** @return the member (0-based) that is primary in member 1's (or, if it does not answer, another's) view */
+    int primary() {
+        for (int i = 0; i < members.size(); i++) {
+            try {
+                for (String[] row : states(i)) {
+                    if ("PRIMARY".equals(row[3]) && "ONLINE".equals(row[2])) {
+                        for (int j = 0; j < members.size(); j++) {
+                            if (String.valueOf(sqlPorts[j]).equals(row[1])) {
+                                return j;
+                            }
+                        }
+                    }
+                }
+            } catch (IllegalStateException e) {
+                // that member does not answer: ask the next
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Kills the client sessions that use a database on every running member ({@code KILL CONNECTION}).
+     *
+     * @param database the database whose sessions die
+     * @return how many were killed
+     */
+    int killClientConnections(String database) {
+        int killed = 0;
+        for (int i = 0; i < members.size(); i++) {
+            if (members.get(i).pid() >= 0) {
+                killed += ClientSessions.kill(members.get(i).url(""), database);
+            }
+        }
+        return killed;
+    }
+
+    /** Whether each member has an address of its own ({@link #host}); else all use 127.0.0.1. */
+    private static final boolean OWN_ADDRESSES = java.util.stream.IntStream.range(0, 3)
+            .allMatch(i -> dev.rowqueue.testkit.LoopbackFirewall.assign("127.0.0." + (21 + i)));
+
+    /**
+     * @param member a member (0-based)
+     * @return the loopback address of its group communication (XCom; 127.0.0.21, .22, .23, made addresses of
+     *         {@code lo}, which XCom requires), so that a {@code LoopbackFirewall} can cut one member off from the
+     *         others while clients still reach its SQL port on 127.0.0.1; 127.0.0.1 where the addresses cannot be made
+     *         (not root)
+     */
+    static String host(int member) {
+        return OWN_ADDRESSES ? "127.0.0." + (21 + member) : "127.0.0.1";
+    }
+
+    /**
+     * @param member a member (0-based)
+     * @return the user id its server runs as (XCom does not bind its outgoing connections to its local address, so a
+     *         packet filter tells members apart by the user that sends: {@code iptables -m owner --uid-owner})
+     */
+    static int uid(int member) {
+        return 40_021 + member;
+    }
+
+    /** @return whether the members have addresses of their own, so that one can be cut off from the others */
+    static boolean ownAddresses() {
+        return OWN_ADDRESSES;
     }
 
     /**

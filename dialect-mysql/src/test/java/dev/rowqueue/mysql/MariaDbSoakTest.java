@@ -30,7 +30,7 @@ class MariaDbSoakTest {
                 new MySqlTargets.Session(MySqlTargets.REPEATABLE_READ, "+00:00", false), "soak");
              Connection killer = DriverManager.getConnection(server.url(EmbeddedMariaDb.Driver.MARIADB, database),
                      "root", "")) {
-            SoakRun soak = new SoakRun(() -> RowQueues.builder(pool).build(), () -> {
+            SoakRun soak = new SoakRun(() -> RowQueues.builder(pool), () -> {
                 try (Statement s = killer.createStatement();
                      ResultSet rs = s.executeQuery("SELECT ID FROM information_schema.PROCESSLIST WHERE DB = DATABASE()"
                              + " AND ID <> CONNECTION_ID() ORDER BY RAND() LIMIT 1")) {

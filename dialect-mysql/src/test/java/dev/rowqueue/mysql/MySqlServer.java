@@ -50,12 +50,14 @@ final class MySqlServer implements AutoCloseable {
     private final Path home;
     private final int port;
     private final List<String> settings;
+    private final int uid;
     private final Thread hook = new Thread(this::kill, "mysqld-kill");
     private volatile Process process;
     private String version;
     private long startMillis;
 
-    private MySqlServer(Path rootfs, Path home, int port, List<String> settings) {
+    private MySqlServer(Path rootfs, Path home, int port, List<String> settings, int uid) {
+        this.uid = uid;
         this.rootfs = rootfs;
         this.home = home;
         this.port = port;
@@ -94,6 +96,17 @@ final class MySqlServer implements AutoCloseable {
      * @return the running server, from a fresh copy of the template
      */
     static MySqlServer start(int port, List<String> settings) {
+        return start(port, settings, -1);
+    }
+
+    /**
+     * @param port     the SQL port (free)
+     * @param settings more {@code --name=value} options for {@code mysqld}
+     * @param uid      the user id the server runs as (its files are given to it), or -1 for root: a server of its
+     *                 own user can be told apart by a packet filter ({@code iptables -m owner})
+     * @return the running server, from a fresh copy of the template
+     */
+    static MySqlServer start(int port, List<String> settings, int uid) {
         Path rootfs = SidChroot.get();
         try {
             deleteOrphans();
@@ -102,7 +115,10 @@ final class MySqlServer implements AutoCloseable {
             SidChroot.delete(home);
             Files.createDirectories(home.resolve("tmp"));
             copy(rootfs.resolve(SidChroot.TEMPLATE.substring(1)), home.resolve("data"));
-            MySqlServer server = new MySqlServer(rootfs, home, port, settings);
+            if (uid >= 0) {
+                chown(home, uid);
+            }
+            MySqlServer server = new MySqlServer(rootfs, home, port, settings, uid);
             Runtime.getRuntime().addShutdownHook(server.hook);
             try {
                 server.launch();
@@ -127,6 +143,32 @@ final class MySqlServer implements AutoCloseable {
                 }
             }
         }
+    }
+
+    private static void chown(Path dir, int uid) throws IOException {
+        try {
+            Process p = new ProcessBuilder("chown", "-R", uid + ":" + uid, dir.toString()).redirectErrorStream(true)
+                    .start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                throw new IOException("chown -R " + uid + " " + dir + " failed: " + out);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+    }
+
+    private volatile boolean keep;
+
+    /** Keeps the server's directory (data, logs) when it is closed: evidence of a failed run. */
+    void keep() {
+        keep = true;
+    }
+
+    /** @return the user id the server runs as, or -1 for root */
+    int uid() {
+        return uid;
     }
 
     /** Copies the template, without what must differ per server (its UUID, binary logs). */
@@ -164,7 +206,7 @@ final class MySqlServer implements AutoCloseable {
     /** Starts mysqld (again, after {@link #kill()}) and waits until it accepts connections. */
     void launch() {
         long t0 = System.nanoTime();
-        ProcessBuilder pb = new ProcessBuilder(SidChroot.inChroot(rootfs, command())).redirectErrorStream(true)
+        ProcessBuilder pb = new ProcessBuilder(SidChroot.inChroot(rootfs, command(), uid)).redirectErrorStream(true)
                 .redirectOutput(home.resolve("stdout.log").toFile());
         pb.environment().put("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
         try {
@@ -320,6 +362,16 @@ final class MySqlServer implements AutoCloseable {
             }
         }
         keepCrashLog();
+        if (keep) {
+            Path kept = home.resolveSibling(home.getFileName() + "-kept"); // not an orphan for deleteOrphans
+            try {
+                Files.move(home, kept);
+                System.out.println("mysqld on port " + port + ": its directory is kept in " + kept);
+            } catch (IOException e) {
+                System.out.println("mysqld on port " + port + ": its directory is kept in " + home + " (" + e + ")");
+            }
+            return;
+        }
         try {
             SidChroot.delete(home);
         } catch (IOException e) {

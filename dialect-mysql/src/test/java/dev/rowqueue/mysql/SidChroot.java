@@ -194,9 +194,20 @@ final class SidChroot {
      *         execs, so the process started is the command's own
      */
     static List<String> inChroot(Path rootfs, List<String> command) {
+        return inChroot(rootfs, command, -1);
+    }
+
+    /**
+     * @param rootfs  the root filesystem
+     * @param command a command inside it
+     * @param uid     the user (and group) id the command runs as, or -1 for root
+     * @return the command run as {@link #inChroot(Path, List)} runs it, as that user
+     */
+    static List<String> inChroot(Path rootfs, List<String> command, int uid) {
         String r = rootfs.toString();
         StringBuilder script = new StringBuilder("set -e; mount --bind /proc '" + r + "/proc'; mount --rbind /dev '"
-                + r + "/dev'; exec /usr/bin/setpriv --pdeathsig KILL -- /usr/sbin/chroot '" + r + "'");
+                + r + "/dev'; exec /usr/bin/setpriv --pdeathsig KILL -- /usr/sbin/chroot"
+                + (uid >= 0 ? " --userspec=" + uid + ":" + uid : "") + " '" + r + "'");
         for (String c : command) {
             script.append(" '").append(c.replace("'", "'\\''")).append('\'');
         }

@@ -27,7 +27,7 @@ class PostgresSoakTest {
         try (var pool = server.pool(database, 40, 10_000, "TRANSACTION_REPEATABLE_READ");
              Connection killer = new DriverManagerDataSource(server.url(database), "postgres", "")
                      .getConnection()) {
-            SoakRun soak = new SoakRun(() -> RowQueues.builder(pool).build(), () -> {
+            SoakRun soak = new SoakRun(() -> RowQueues.builder(pool), () -> {
                 try (Statement s = killer.createStatement()) {
                     s.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database()"
                             + " AND pid <> pg_backend_pid() AND backend_type = 'client backend'"

@@ -109,6 +109,13 @@ final class ReplicatedPostgres implements AutoCloseable {
         }
     }
 
+    /**
+     * The address a standby streams from (every node listens on it too): clients use 127.0.0.1, so a
+     * {@code LoopbackFirewall} cut between 127.0.0.1 and this address parts the standby from its primary and nothing
+     * else.
+     */
+    static final String REPLICATION_HOST = "127.0.0.31";
+
     private static final Set<ReplicatedPostgres> OPEN = ConcurrentHashMap.newKeySet();
     private static final long PATIENCE_NANOS = TimeUnit.SECONDS.toNanos(60);
     static {
@@ -316,7 +323,8 @@ final class ReplicatedPostgres implements AutoCloseable {
             }
             Files.createFile(node.data.resolve("standby.signal"));
             Files.writeString(node.data.resolve("postgresql.auto.conf"), String.join("\n",
-                    "primary_conninfo = 'host=127.0.0.1 port=" + primary.port + " user=postgres application_name="
+                    "primary_conninfo = 'host=" + REPLICATION_HOST + " port=" + primary.port
+                            + " user=postgres application_name="
                             + node.name + "'",
                     "primary_slot_name = '" + node.name + "'",
                     "synchronous_standby_names = ''", // a promoted standby writes alone until it has a standby
@@ -338,6 +346,38 @@ final class ReplicatedPostgres implements AutoCloseable {
         } catch (SQLException | IOException e) {
             throw new IllegalStateException("cannot make a standby of " + primary + ":\n" + tail(node), e);
         }
+    }
+
+    /**
+     * Sends a signal to a node's postmaster and every process under it: {@code STOP} stalls the whole server (its
+     * sessions too), as a paused machine would; {@code CONT} resumes it.
+     *
+     * @param node   the node
+     * @param signal the signal's name
+     */
+    static void signal(Node node, String signal) {
+        List<ProcessHandle> all = new java.util.ArrayList<>(List.of(node.process.toHandle()));
+        all.addAll(node.process.descendants().toList());
+        for (ProcessHandle p : all) {
+            if (p.isAlive()) {
+                dev.rowqueue.testkit.Signals.send(p.pid(), signal);
+            }
+        }
+    }
+
+    /**
+     * Terminates the client sessions of a database on the primary ({@code pg_terminate_backend}), mid-transaction or
+     * not.
+     *
+     * @param database the database
+     * @return how many were terminated
+     */
+    synchronized int terminateClients(String database) {
+        if (primary == null) {
+            return 0;
+        }
+        return (int) queryLong(primary, "SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '"
+                + database + "' AND pid <> pg_backend_pid() AND backend_type = 'client backend'");
     }
 
     /**
@@ -379,7 +419,7 @@ final class ReplicatedPostgres implements AutoCloseable {
             Files.writeString(node.data.resolve("postgresql.conf"), String.join("\n",
                     "",
                     "# rowqueue's replicated test pair",
-                    "listen_addresses = '127.0.0.1'",
+                    "listen_addresses = '127.0.0.1," + REPLICATION_HOST + "'",
                     "unix_socket_directories = ''",
                     "max_connections = 200",
                     "wal_level = replica",
