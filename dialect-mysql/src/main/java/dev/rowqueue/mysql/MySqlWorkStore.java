@@ -439,6 +439,126 @@ final class MySqlWorkStore extends StandardWorkStore {
         return multiMaster && rule.limited() && acks == 0 && keyedCandidates(c, rule, 1).isEmpty();
     }
 
+    /**
+     * On a Group Replication member, the candidates of a claim under a per-key limit, found without the correlated
+     * subqueries of {@link #keyedCandidatesSql} (MySQL 9.7.4 crashed, SIGSEGV in {@code MVCC::view_close}, when the
+     * group's applier rolled back such a claim: docs/mysql.md): a window of due jobs in claim order, then, for the keys
+     * in it, their unexpired leases and their next job, each one grouped query over the key index; a candidate is a job
+     * without a key, or its key's next job while the key is below its limit, one per key. A window whose jobs all
+     * belong to keys at their limit is widened, as the compound claim's is. Elsewhere, the statement of
+     * {@link #keyedCandidatesSql}.
+     */
+    @Override
+    protected List<Long> keyedCandidates(Connection c, ClaimRule rule, int n) throws SQLException {
+        if (!groupMember || !rule.limited()) {
+            return super.keyedCandidates(c, rule, n);
+        }
+        for (int window = Math.max(4 * n, 32); ; window *= 4) {
+            List<Due> due = new ArrayList<>();
+            Sql sql = memberWindow.computeIfAbsent(rule, r -> Sql.of("SELECT j.id, j.job_key, j.key_seq FROM "
+                    + t.jobs() + " j WHERE j.state = " + WorkTables.LIVE + " AND j.due_ms <= " + now + keyedOrder(r)
+                    + " LIMIT :window"));
+            try (PreparedStatement ps = sql.prepare(c)) {
+                dialect.bind(sql, ps).setInt("window", window).done();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        due.add(new Due(rs.getLong(1), dialect.readKey(rs, 2), rs.getLong(3)));
+                    }
+                }
+            }
+            List<Long> chosen = chooseCandidates(c, rule, n, due);
+            if (chosen.size() >= n || due.size() < window || window >= MAX_MEMBER_WINDOW) {
+                return chosen;
+            }
+        }
+    }
+
+    /** The widest window {@link #keyedCandidates} reads on a Group Replication member. */
+    private static final int MAX_MEMBER_WINDOW = 8_192;
+    private final java.util.Map<ClaimRule, Sql> memberWindow = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** A due job of a window: its id, key and round. */
+    private record Due(long id, String key, long seq) {
+    }
+
+    private List<Long> chooseCandidates(Connection c, ClaimRule rule, int n, List<Due> due) throws SQLException {
+        List<String> keys = due.stream().map(Due::key).filter(java.util.Objects::nonNull).distinct().toList();
+        java.util.Map<String, Long> leased = keys.isEmpty() ? java.util.Map.of() : perKey(c, keys, "COUNT(*)",
+                "l.lease_token IS NOT NULL AND l.state = " + WorkTables.LIVE + " AND l.due_ms > " + now);
+        String dueJob = "l.state = " + WorkTables.LIVE + " AND l.due_ms <= " + now;
+        java.util.Map<String, Long> firstRound = keys.isEmpty() ? java.util.Map.of()
+                : perKey(c, keys, "MIN(l.key_seq)", dueJob);
+        java.util.Map<String, Long> firstId = new java.util.HashMap<>();
+        for (Due d : due) { // the key's next job: lowest round, then lowest id, among its due jobs (ids: below)
+            if (d.key() != null && firstRound.get(d.key()) != null && d.seq() == firstRound.get(d.key())) {
+                firstId.merge(d.key(), d.id(), Math::min);
+            }
+        }
+        if (!firstId.isEmpty()) { // a due job of that round outside the window may have a lower id
+            List<String> tied = List.copyOf(firstId.keySet());
+            StringBuilder rounds = new StringBuilder();
+            for (int i = 0; i < tied.size(); i++) {
+                rounds.append(i == 0 ? "" : " OR ").append("(l.job_key = :k").append(i).append(" AND l.key_seq = :s")
+                        .append(i).append(')');
+            }
+            Sql lowest = Sql.of("SELECT l.job_key, MIN(l.id) FROM " + t.jobs() + " l WHERE (" + rounds + ") AND "
+                    + dueJob + " GROUP BY l.job_key");
+            try (PreparedStatement ps = lowest.prepare(c)) {
+                Sql.Binder b = dialect.bind(lowest, ps);
+                for (int i = 0; i < tied.size(); i++) {
+                    b.set("k" + i, tied.get(i)).set("s" + i, firstRound.get(tied.get(i)));
+                }
+                b.done();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        firstId.put(dialect.readKey(rs, 1), rs.getLong(2));
+                    }
+                }
+            }
+        }
+        List<Long> chosen = new ArrayList<>();
+        Set<String> taken = new HashSet<>();
+        for (Due d : due) {
+            if (chosen.size() == n) {
+                break;
+            }
+            if (d.key() == null) {
+                chosen.add(d.id());
+            } else if (leased.getOrDefault(d.key(), 0L) < rule.maxLeasedPerKey()
+                    && Long.valueOf(d.id()).equals(firstId.get(d.key())) && taken.add(d.key())) {
+                chosen.add(d.id());
+            }
+        }
+        return chosen;
+    }
+
+    /**
+     * @return for each key of the list with rows matching the condition (on alias {@code l}), the aggregate of them
+     */
+    private java.util.Map<String, Long> perKey(Connection c, List<String> keys, String aggregate, String condition)
+            throws SQLException {
+        StringBuilder list = new StringBuilder();
+        for (int i = 0; i < keys.size(); i++) {
+            list.append(i == 0 ? ":k" : ", :k").append(i);
+        }
+        Sql sql = Sql.of("SELECT l.job_key, " + aggregate + " FROM " + t.jobs() + " l WHERE l.job_key IN (" + list
+                + ") AND " + condition + " GROUP BY l.job_key");
+        java.util.Map<String, Long> values = new java.util.HashMap<>();
+        try (PreparedStatement ps = sql.prepare(c)) {
+            Sql.Binder b = dialect.bind(sql, ps);
+            for (int i = 0; i < keys.size(); i++) {
+                b.set("k" + i, keys.get(i));
+            }
+            b.done();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    values.put(dialect.readKey(rs, 1), rs.getLong(2));
+                }
+            }
+        }
+        return values;
+    }
+
     /** @return whether a claim under the rule runs as one compound statement */
     private boolean compoundKeyed(ClaimRule rule) {
         return !rule.plain() && rule.maxLeasedPerKey() <= 1 && path == MySqlDialect.ClaimPath.SKIP_LOCKED

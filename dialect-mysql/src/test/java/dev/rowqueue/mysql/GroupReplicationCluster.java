@@ -160,8 +160,19 @@ final class GroupReplicationCluster implements AutoCloseable {
         startMillis = (System.nanoTime() - t0) / 1_000_000;
     }
 
-    /** Bootstraps the group on one member, then lets the others join it one by one. */
+    /** Bootstraps the group on one member, then lets the others join it one by one, each ONLINE before the next. */
     private void bootstrap(int first) {
+        bootstrap(first, true);
+    }
+
+    /**
+     * Bootstraps the group on one member, then lets the others join it one by one.
+     *
+     * @param first  the member that bootstraps
+     * @param online whether each joiner must be ONLINE before the next joins; else only in the group (it may still
+     *               be RECOVERING behind a write load)
+     */
+    private void bootstrap(int first, boolean online) {
         long deadline = System.currentTimeMillis() + START_MILLIS;
         members.get(first).execute("SET GLOBAL group_replication_bootstrap_group = ON", START,
                 "SET GLOBAL group_replication_bootstrap_group = OFF");
@@ -170,7 +181,9 @@ final class GroupReplicationCluster implements AutoCloseable {
         for (int i = 0; i < 3; i++) {
             if (i != first) {
                 members.get(i).execute(START);
-                awaitOnline(i, ++size, deadline);
+                if (online) {
+                    awaitOnline(i, ++size, deadline);
+                }
             }
         }
     }
@@ -193,7 +206,7 @@ final class GroupReplicationCluster implements AutoCloseable {
      */
     void restart(int member) {
         members.get(member).launch();
-        rejoinAll();
+        rejoinAll(false);
     }
 
     /**
@@ -204,6 +217,16 @@ final class GroupReplicationCluster implements AutoCloseable {
      * that it was expelled, and a member that is OFFLINE sees only itself.
      */
     void rejoinAll() {
+        rejoinAll(true);
+    }
+
+    /**
+     * {@link #rejoinAll()}, or, unless {@code whole}, only until every member is ONLINE or RECOVERING in the group's
+     * view: a member in its recovery may lag behind a write load for as long as the load lasts.
+     *
+     * @param whole whether to wait until every member is ONLINE
+     */
+    void rejoinAll(boolean whole) {
         long deadline = System.currentTimeMillis() + START_MILLIS;
         String last = "";
         while (System.currentTimeMillis() < deadline) {
@@ -217,14 +240,15 @@ final class GroupReplicationCluster implements AutoCloseable {
                     majority = o;
                 }
             }
-            boolean whole = majority >= 0;
+            boolean done = majority >= 0;
             for (int i = 0; i < members.size() && majority >= 0; i++) {
                 String seen = state(majority, i);
                 String own = state(i, i);
-                if ("ONLINE".equals(seen) && "ONLINE".equals(own)) {
+                if ("ONLINE".equals(seen) && "ONLINE".equals(own)
+                        || !whole && "RECOVERING".equals(seen) && "RECOVERING".equals(own)) {
                     continue;
                 }
-                whole = false;
+                done = false;
                 last = "member " + (i + 1) + " is " + own + " in its own view and " + seen + " in member "
                         + (majority + 1) + "'s";
                 if (!"RECOVERING".equals(own) && !"RECOVERING".equals(seen) && !"ONLINE".equals(seen)) {
@@ -238,7 +262,7 @@ final class GroupReplicationCluster implements AutoCloseable {
             if (majority < 0) {
                 last = "no member is ONLINE with a majority in its view";
             }
-            if (whole) {
+            if (done) {
                 return;
             }
             MySqlServer.sleep(1_000);
@@ -295,7 +319,7 @@ final class GroupReplicationCluster implements AutoCloseable {
                 best = i;
             }
         }
-        bootstrap(best);
+        bootstrap(best, false);
         return best;
     }
 

@@ -148,6 +148,11 @@ final class GroupReplicationFaultTarget implements FaultTarget {
     }
 
     @Override
+    public void awaitServing(Duration patience) {
+        gr.rejoinAll(false);
+    }
+
+    @Override
     public void awaitWhole(Duration patience) {
         gr.rejoinAll();
     }

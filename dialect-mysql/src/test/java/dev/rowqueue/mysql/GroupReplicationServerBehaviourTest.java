@@ -25,6 +25,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -251,6 +252,41 @@ class GroupReplicationServerBehaviourTest {
                 assertEquals(List.of(), h.claimed(), "the claim lost: no job");
                 assertEquals(new dev.rowqueue.QueueStats(1, 0, 0, 0), q.stats(), "a1 acked, a2 ready, none leased");
                 assertEquals(List.of("a2"), payloads(q.claim(1)));
+            }
+        }
+    }
+
+    /**
+     * On a member, a claim under a per-key limit sends no correlated subquery (the form MySQL 9.7.4 crashed on when
+     * the group's applier rolled such a claim back): it reads a window of due jobs and the window's keys' leases and
+     * next jobs with grouped queries, and still takes one job per key, each key's jobs in their order, none of a key
+     * at its limit, jobs without a key as they come, and reaches past a window of blocked keys.
+     */
+    @Test
+    @Order(7)
+    void a_keyed_claim_on_a_member_sends_no_correlated_subquery_and_keeps_the_per_key_rules() throws Exception {
+        GroupReplicationCluster gr = cluster(GroupReplicationCluster.Mode.MULTI_PRIMARY);
+        try (HikariDataSource member1 = MySqlTargets.pool(gr.url(0, DATABASE), "root", "", null, "gr-keyed-1")) {
+            dev.rowqueue.testkit.CountingDataSource counting = new dev.rowqueue.testkit.CountingDataSource(member1);
+            try (RowQueues rq = RowQueues.builder(counting).build()) {
+                WorkQueue q = rq.workQueue("member_keyed", dev.rowqueue.WorkQueueOptions.defaults()
+                        .leaseDuration(java.time.Duration.ofHours(1)).maxLeasedPerKey(1)).create();
+                for (int i = 0; i < 40; i++) { // 40 jobs of key 'busy' first in claim order: a window of 32 is full
+                    q.enqueue("busy" + i, dev.rowqueue.Enqueue.key("busy").withPriority(9));
+                }
+                q.enqueue("b1", dev.rowqueue.Enqueue.key("b"));
+                q.enqueue("b2", dev.rowqueue.Enqueue.key("b").withPriority(5)); // b2 before b1 in claim order
+                q.enqueue("free", dev.rowqueue.Enqueue.priority(1));
+                assertEquals(List.of("busy0"), payloads(q.claim(1)));
+                counting.record();
+                List<dev.rowqueue.Job> claimed = q.claim(3);
+                assertEquals(List.of("free", "b1"), payloads(claimed).stream().sorted().toList(),
+                        "busy is at its limit, b1 is b's next job although b2 comes first in claim order");
+                for (String sql : counting.recorded()) {
+                    assertFalse(sql.contains("= j.job_key"), "a correlated subquery on a member: " + sql);
+                }
+                assertTrue(counting.recorded().stream().anyMatch(sql -> sql.contains("GROUP BY l.job_key")),
+                        "the member's form ran: " + counting.recorded());
             }
         }
     }

@@ -47,10 +47,11 @@ public record FaultCell(Duration warmup, Duration hold, Duration after, Duration
             w.start();
             TimeUnit.NANOSECONDS.sleep(warmup.toNanos());
             FaultTarget.Injection injection = target.inject(fault, hold);
-            target.awaitWhole(patience);
+            target.awaitServing(patience);
             awaitRecovery(w, injection.ended());
             TimeUnit.NANOSECONDS.sleep(after.toNanos());
             w.stopProducing();
+            target.awaitWhole(patience);
             boolean drained = w.drain(patience);
             w.stop();
             List<Anomaly> anomalies = new ArrayList<>(w.check());

@@ -34,6 +34,19 @@ public interface FaultTarget extends AutoCloseable {
     Injection inject(Fault fault, Duration hold) throws Exception;
 
     /**
+     * Waits until the deployment serves clients again after a fault, while the load goes on: by default until it is
+     * whole ({@link #awaitWhole}). A deployment whose returning node may lag behind a write load for as long as it
+     * lasts (a Group Replication member in its recovery) waits only until the node has rejoined; the campaign waits
+     * for it to be whole once the producers stop.
+     *
+     * @param patience the longest wait
+     * @throws Exception if it does not serve by then
+     */
+    default void awaitServing(Duration patience) throws Exception {
+        awaitWhole(patience);
+    }
+
+    /**
      * Waits until every node is back and serving (synced, online, streaming).
      *
      * @param patience the longest wait
