@@ -99,9 +99,9 @@ final class PostgresFaultTarget implements FaultTarget {
     @Override
     public void awaitWhole(Duration patience) throws Exception {
         long deadline = System.nanoTime() + patience.toNanos();
-        while (pg.replayLagBytes() != 0) {
+        while (!pg.standbyStreaming()) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("the standby did not catch up within " + patience.toSeconds()
+                throw new IllegalStateException("no synchronous standby streams again within " + patience.toSeconds()
                         + " s");
             }
             TimeUnit.MILLISECONDS.sleep(100);

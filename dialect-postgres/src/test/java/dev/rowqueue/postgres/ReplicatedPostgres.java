@@ -381,6 +381,18 @@ final class ReplicatedPostgres implements AutoCloseable {
     }
 
     /**
+     * @return whether the primary has a standby streaming from it, and (in synchronous mode) as its synchronous
+     *         standby: commits are on both again
+     */
+    synchronized boolean standbyStreaming() {
+        if (primary == null || standby == null) {
+            return false;
+        }
+        return queryLong(primary, "SELECT COUNT(*) FROM pg_stat_replication WHERE state = 'streaming'"
+                + (mode == Mode.SYNCHRONOUS ? " AND sync_state = 'sync'" : "")) == 1;
+    }
+
+    /**
      * How far the standby's replay is behind the primary's current WAL position, in bytes.
      *
      * @return the lag, or -1 without a standby
