@@ -99,12 +99,7 @@ public final class SoakRun {
             stop.set(true);
             killer.join();
             w.stopProducing();
-            List<Anomaly> anomalies = new ArrayList<>();
-            if (!w.drain(Duration.ofMinutes(2))) {
-                anomalies.add(new Anomaly(Anomaly.Kind.LIVENESS, "jobs were left 2 minutes after the load stopped"));
-            }
-            w.stop();
-            anomalies.addAll(w.check());
+            List<Anomaly> anomalies = w.drainAndCheck(Duration.ofMinutes(2));
             killerErrors.stream().limit(5).forEach(e -> System.out.println("soak: the killer failed: " + e));
             History h = w.history();
             return new Figures(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started), h.calls().size(),

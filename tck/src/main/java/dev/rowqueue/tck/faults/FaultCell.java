@@ -2,12 +2,10 @@ package dev.rowqueue.tck.faults;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 
 /**
  * Runs one round of one cell: the {@link Workload} on a {@link FaultTarget}, the fault injected while it runs, then
@@ -48,17 +46,11 @@ public record FaultCell(Duration warmup, Duration hold, Duration after, Duration
             TimeUnit.NANOSECONDS.sleep(warmup.toNanos());
             FaultTarget.Injection injection = target.inject(fault, hold);
             target.awaitServing(patience);
-            awaitRecovery(w, injection.ended());
+            w.history().awaitSuccesses(w.roles(), injection.ended(), patience);
             TimeUnit.NANOSECONDS.sleep(after.toNanos());
             w.stopProducing();
             target.awaitWhole(patience);
-            boolean drained = w.drain(patience);
-            w.stop();
-            List<Anomaly> anomalies = new ArrayList<>(w.check());
-            if (!drained) {
-                anomalies.add(new Anomaly(Anomaly.Kind.LIVENESS, "jobs were left " + patience.toSeconds()
-                        + " s after the load stopped"));
-            }
+            List<Anomaly> anomalies = w.drainAndCheck(patience);
             History h = w.history();
             long recovery = recovery(h, w.roles(), injection.ended(), anomalies);
             return new CellResult(target.name(), fault, injection.what(),
@@ -67,28 +59,12 @@ public record FaultCell(Duration warmup, Duration hold, Duration after, Duration
         }
     }
 
-    /** Waits, up to {@link #patience}, until every role has succeeded with a call it began after the fault ended. */
-    private void awaitRecovery(Workload w, Instant ended) throws InterruptedException {
-        long deadline = System.nanoTime() + patience.toNanos();
-        while (System.nanoTime() < deadline) {
-            List<Anomaly> missing = new ArrayList<>();
-            recovery(w.history(), w.roles(), ended, missing);
-            if (missing.isEmpty()) {
-                return;
-            }
-            TimeUnit.MILLISECONDS.sleep(100);
-        }
-    }
-
     /**
      * @return from the fault's end until every role had a success it began after that end; a role without one (after
      *         {@link #patience}) is a liveness anomaly
      */
     static long recovery(History h, List<String> roles, Instant ended, List<Anomaly> anomalies) {
-        Map<String, Instant> first = h.calls().stream()
-                .filter(c -> c.outcome() == Outcome.OK && !c.invoked().isBefore(ended))
-                .collect(Collectors.toMap(History.Call::role, History.Call::returned,
-                        (a, b) -> a.isBefore(b) ? a : b));
+        Map<String, Instant> first = h.firstSuccesses(ended);
         long worst = 0;
         for (String role : roles) {
             Instant at = first.get(role);

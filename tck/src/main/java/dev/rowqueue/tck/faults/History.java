@@ -1,12 +1,15 @@
 package dev.rowqueue.tck.faults;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Everything a workload asked of rowqueue and what came back: every write with its invocation, its return and its
@@ -212,6 +215,41 @@ public final class History {
     /** @return the calls so far */
     public List<Call> calls() {
         return new ArrayList<>(calls);
+    }
+
+    /**
+     * @param since an instant (a fault's end, the moment a killed server was gone)
+     * @return for each role that succeeded with a call invoked at or after {@code since}, when its first such success
+     *         returned
+     */
+    public Map<String, Instant> firstSuccesses(Instant since) {
+        Map<String, Instant> first = new TreeMap<>();
+        for (Call c : calls) {
+            if (c.outcome() == Outcome.OK && !c.invoked().isBefore(since)) {
+                first.merge(c.role(), c.returned(), (a, b) -> a.isBefore(b) ? a : b);
+            }
+        }
+        return first;
+    }
+
+    /**
+     * Waits until each role has succeeded with a call invoked at or after an instant, or the patience runs out.
+     *
+     * @param roles    the roles
+     * @param since    see {@link #firstSuccesses}
+     * @param patience the longest wait
+     * @return {@link #firstSuccesses} at the end of the wait: a role missing from it never succeeded
+     * @throws InterruptedException if interrupted
+     */
+    public Map<String, Instant> awaitSuccesses(Collection<String> roles, Instant since, Duration patience)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + patience.toNanos();
+        Map<String, Instant> first = firstSuccesses(since);
+        while (!first.keySet().containsAll(roles) && System.nanoTime() < deadline) {
+            TimeUnit.MILLISECONDS.sleep(50);
+            first = firstSuccesses(since);
+        }
+        return first;
     }
 
     /** @return the number of calls by outcome */

@@ -36,7 +36,7 @@ import java.util.function.Supplier;
  * processes would.
  *
  * <p>Use: {@link #start}, then (faults happen meanwhile) {@link #stopProducing}, {@link #drain}, {@link #stop}, and
- * {@link #check}. Payloads are unique, so the checker can follow each write.
+ * {@link #check} (the last three in one: {@link #drainAndCheck}). Payloads are unique, so the checker can follow each write.
  */
 public final class Workload implements AutoCloseable {
 
@@ -293,6 +293,25 @@ public final class Workload implements AutoCloseable {
         for (Worker w : workers) {
             w.close(Duration.ofSeconds(10));
         }
+    }
+
+    /**
+     * Once the producers have stopped ({@link #stopProducing}) and the deployment is whole: {@link #drain},
+     * {@link #stop} and {@link #check}.
+     *
+     * @param patience the longest wait for the queues to drain
+     * @return the anomalies, with a {@link Anomaly.Kind#LIVENESS} one if the queues did not drain
+     * @throws InterruptedException if interrupted
+     */
+    public List<Anomaly> drainAndCheck(Duration patience) throws InterruptedException {
+        boolean drained = drain(patience);
+        stop();
+        List<Anomaly> anomalies = new ArrayList<>(check());
+        if (!drained) {
+            anomalies.add(new Anomaly(Anomaly.Kind.LIVENESS, "jobs were left " + patience.toSeconds()
+                    + " s after the load stopped"));
+        }
+        return anomalies;
     }
 
     /** @return what the database holds now, read through a new {@code RowQueues} */
