@@ -443,7 +443,8 @@ final class MySqlWorkStore extends StandardWorkStore {
      * On a Group Replication member, the candidates of a claim under a per-key limit, found without the correlated
      * subqueries of {@link #keyedCandidatesSql} (MySQL 9.7.4 crashed, SIGSEGV in {@code MVCC::view_close}, when the
      * group's applier rolled back such a claim: docs/mysql.md): a window of due jobs in claim order, then, for the keys
-     * in it, their unexpired leases and their next job, each one grouped query over the key index; a candidate is a job
+     * in it, their unexpired leases and their first due round in one grouped query over the key index (and the lowest
+     * id of that round, where the window does not show it); a candidate is a job
      * without a key, or its key's next job while the key is below its limit, one per key. A window whose jobs all
      * belong to keys at their limit is widened, as the compound claim's is. Elsewhere, the statement of
      * {@link #keyedCandidatesSql}.
@@ -483,11 +484,36 @@ final class MySqlWorkStore extends StandardWorkStore {
 
     private List<Long> chooseCandidates(Connection c, ClaimRule rule, int n, List<Due> due) throws SQLException {
         List<String> keys = due.stream().map(Due::key).filter(java.util.Objects::nonNull).distinct().toList();
-        java.util.Map<String, Long> leased = keys.isEmpty() ? java.util.Map.of() : perKey(c, keys, "COUNT(*)",
-                "l.lease_token IS NOT NULL AND l.state = " + WorkTables.LIVE + " AND l.due_ms > " + now);
+        java.util.Map<String, Long> leased = new java.util.HashMap<>();
+        java.util.Map<String, Long> firstRound = new java.util.HashMap<>();
         String dueJob = "l.state = " + WorkTables.LIVE + " AND l.due_ms <= " + now;
-        java.util.Map<String, Long> firstRound = keys.isEmpty() ? java.util.Map.of()
-                : perKey(c, keys, "MIN(l.key_seq)", dueJob);
+        if (!keys.isEmpty()) { // one grouped read of the keys' live jobs: their unexpired leases, their first due round
+            StringBuilder list = new StringBuilder();
+            for (int i = 0; i < keys.size(); i++) {
+                list.append(i == 0 ? ":k" : ", :k").append(i);
+            }
+            Sql sql = Sql.of("SELECT l.job_key, SUM(CASE WHEN l.lease_token IS NOT NULL AND l.due_ms > " + now
+                    + " THEN 1 ELSE 0 END), MIN(CASE WHEN l.due_ms <= " + now + " THEN l.key_seq END) FROM "
+                    + t.jobs() + " l WHERE l.job_key IN (" + list + ") AND l.state = " + WorkTables.LIVE
+                    + " GROUP BY l.job_key");
+            try (PreparedStatement ps = sql.prepare(c)) {
+                Sql.Binder b = dialect.bind(sql, ps);
+                for (int i = 0; i < keys.size(); i++) {
+                    b.set("k" + i, keys.get(i));
+                }
+                b.done();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        String key = dialect.readKey(rs, 1);
+                        leased.put(key, rs.getLong(2));
+                        long round = rs.getLong(3);
+                        if (!rs.wasNull()) {
+                            firstRound.put(key, round);
+                        }
+                    }
+                }
+            }
+        }
         java.util.Map<String, Long> firstId = new java.util.HashMap<>();
         for (Due d : due) { // the key's next job: lowest round, then lowest id, among its due jobs (ids: below)
             if (d.key() != null && firstRound.get(d.key()) != null && d.seq() == firstRound.get(d.key())) {
@@ -530,33 +556,6 @@ final class MySqlWorkStore extends StandardWorkStore {
             }
         }
         return chosen;
-    }
-
-    /**
-     * @return for each key of the list with rows matching the condition (on alias {@code l}), the aggregate of them
-     */
-    private java.util.Map<String, Long> perKey(Connection c, List<String> keys, String aggregate, String condition)
-            throws SQLException {
-        StringBuilder list = new StringBuilder();
-        for (int i = 0; i < keys.size(); i++) {
-            list.append(i == 0 ? ":k" : ", :k").append(i);
-        }
-        Sql sql = Sql.of("SELECT l.job_key, " + aggregate + " FROM " + t.jobs() + " l WHERE l.job_key IN (" + list
-                + ") AND " + condition + " GROUP BY l.job_key");
-        java.util.Map<String, Long> values = new java.util.HashMap<>();
-        try (PreparedStatement ps = sql.prepare(c)) {
-            Sql.Binder b = dialect.bind(sql, ps);
-            for (int i = 0; i < keys.size(); i++) {
-                b.set("k" + i, keys.get(i));
-            }
-            b.done();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    values.put(dialect.readKey(rs, 1), rs.getLong(2));
-                }
-            }
-        }
-        return values;
     }
 
     /** @return whether a claim under the rule runs as one compound statement */
