@@ -12,9 +12,9 @@ public final class CampaignReport {
     }
 
     /** The table's header. */
-    public static final String HEADER = "| Deployment | Fault | Rounds | Operations | Failed (nothing applied) |"
-            + " Unknown outcomes | Anomalies | Recovery after the fault ended (ms, worst) | Longest outage (ms,"
-            + " worst) |\n|---|---|---|---|---|---|---|---|---|\n";
+    public static final String HEADER = "| Deployment | Fault | Rounds | Operations | Enqueues acknowledged | Job runs"
+            + " | Failed (nothing applied) | Unknown outcomes | Anomalies | Recovery after the fault ended (ms, worst)"
+            + " | Longest outage (ms, worst) |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
 
     /**
      * @param results rounds of cells
@@ -31,6 +31,8 @@ public final class CampaignReport {
             b.append("| ").append(first.deployment()).append(" | ").append(first.fault().description())
                     .append(" (").append(first.what()).append(") | ").append(rounds.size()).append(" | ")
                     .append(rounds.stream().mapToLong(CellResult::operations).sum()).append(" | ")
+                    .append(rounds.stream().mapToLong(CellResult::enqueued).sum()).append(" | ")
+                    .append(rounds.stream().mapToLong(CellResult::runs).sum()).append(" | ")
                     .append(rounds.stream().mapToLong(CellResult::failed).sum()).append(" | ")
                     .append(rounds.stream().mapToLong(CellResult::unknown).sum()).append(" | ")
                     .append(rounds.stream().mapToLong(r -> r.anomalies().size()).sum()).append(" | ")

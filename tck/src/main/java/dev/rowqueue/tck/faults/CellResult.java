@@ -11,14 +11,16 @@ import java.util.Map;
  * @param what          what was done (which node)
  * @param seconds       how long the round took
  * @param operations    calls made, of every role
+ * @param enqueued      enqueues acknowledged OK
+ * @param runs          handlings of jobs by consumers and the worker
  * @param outcomes      calls by outcome
  * @param anomalies     what the checker found (none is a pass)
  * @param recoveryMillis from the fault's end until every role had succeeded again with a call made after it
  * @param outageMillis  the longest time any role went without a success, during the round
  */
 public record CellResult(String deployment, Fault fault, String what, long seconds, long operations,
-                         Map<Outcome, Long> outcomes, List<Anomaly> anomalies, long recoveryMillis,
-                         long outageMillis) {
+                         long enqueued, long runs, Map<Outcome, Long> outcomes, List<Anomaly> anomalies,
+                         long recoveryMillis, long outageMillis) {
 
     /** Copies the collections. */
     public CellResult {
@@ -39,7 +41,7 @@ public record CellResult(String deployment, Fault fault, String what, long secon
     /** @return one line for the log */
     public String line() {
         return deployment + " | " + fault + " (" + what + ") | " + seconds + " s | " + operations + " calls, "
-                + failed() + " failed, " + unknown() + " unknown | recovered " + recoveryMillis + " ms after the"
+                + enqueued + " enqueued, " + runs + " runs, " + failed() + " failed, " + unknown() + " unknown | recovered " + recoveryMillis + " ms after the"
                 + " fault ended, longest outage " + outageMillis + " ms | " + anomalies.size() + " anomalies"
                 + (anomalies.isEmpty() ? "" : ": " + anomalies.stream().limit(10).toList());
     }

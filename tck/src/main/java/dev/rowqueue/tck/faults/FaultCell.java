@@ -54,7 +54,9 @@ public record FaultCell(Duration warmup, Duration hold, Duration after, Duration
             History h = w.history();
             long recovery = recovery(h, w.roles(), injection.ended(), anomalies);
             return new CellResult(target.name(), fault, injection.what(),
-                    TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started), h.calls().size(), h.outcomes(),
+                    TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started), h.calls().size(),
+                    h.writes().stream().filter(x -> x.type() == History.Type.ENQUEUE && x.outcome() == Outcome.OK)
+                            .count(), h.runs().size(), h.outcomes(),
                     anomalies, recovery, longestOutage(h, w.roles()));
         }
     }
