@@ -331,6 +331,9 @@ final class DefaultWorker implements Worker {
             return;
         }
         if (error == null) {
+            // settled before its ack is queued: a beat whose extension was in flight when the ack went through finds
+            // the job gone, and must not call a job that ran once and was acked lost
+            r.settled.set(true);
             listener.succeeded(job, ran);
             lock.lock();
             try {

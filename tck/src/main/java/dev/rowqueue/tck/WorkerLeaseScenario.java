@@ -1,0 +1,139 @@
+package dev.rowqueue.tck;
+
+import dev.rowqueue.Enqueue;
+import dev.rowqueue.Job;
+import dev.rowqueue.RowQueues;
+import dev.rowqueue.WorkQueue;
+import dev.rowqueue.WorkQueueOptions;
+import dev.rowqueue.Worker;
+import dev.rowqueue.WorkerListener;
+import dev.rowqueue.WorkerOptions;
+import dev.rowqueue.testkit.InterceptingDataSource;
+
+import javax.sql.DataSource;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * What a {@link Worker} tells about its leases (issue 42), for any database: scenarios a dialect module's test runs
+ * on its engines. Every wait is bounded; nothing is timed for speed.
+ */
+public final class WorkerLeaseScenario {
+
+    private WorkerLeaseScenario() {
+    }
+
+    /** How long any one wait of a scenario may take before it fails. */
+    private static final long WAIT_MS = TimeUnit.SECONDS.toMillis(60);
+
+    static void eventually(String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                fail("not within " + WAIT_MS + " ms: " + what);
+            }
+            sleep(10);
+        }
+    }
+
+    static void sleep(long ms) {
+        try {
+            TimeUnit.MILLISECONDS.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Leases lost, as the worker's listener was told. */
+    static final class LostLeases implements WorkerListener {
+        final List<Long> lost = new CopyOnWriteArrayList<>();
+        final List<Integer> beats = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void leaseLost(Job job) {
+            lost.add(job.id());
+        }
+
+        @Override
+        public void heartbeat(int jobs) {
+            beats.add(jobs);
+        }
+    }
+
+    /** A data source whose heartbeat statements wait, while {@link #hold} is set, until the test lets them go. */
+    private static final class SlowBeats extends InterceptingDataSource {
+        final AtomicBoolean hold = new AtomicBoolean();
+        final CountDownLatch held = new CountDownLatch(1);
+        final CountDownLatch go = new CountDownLatch(1);
+
+        SlowBeats(DataSource delegate) {
+            super(delegate);
+        }
+
+        @Override
+        protected Object aroundStatement(String sql, Method method, Object[] args, Call call) throws Throwable {
+            if (EXECUTIONS.contains(method.getName()) && Thread.currentThread().getName().contains("-heartbeat-")
+                    && hold.get()) {
+                held.countDown();
+                if (!go.await(WAIT_MS, TimeUnit.MILLISECONDS)) {
+                    throw new IllegalStateException("the test never let the held heartbeat go");
+                }
+            }
+            return call.proceed();
+        }
+    }
+
+    /**
+     * No false alarm: a job whose handler returns while a heartbeat's extension of its lease is in flight is acked,
+     * and the extension, which then finds the job gone, does not call its lease lost.
+     *
+     * @param dataSource the database
+     * @param queue      a fresh queue name
+     */
+    public static void ackDuringSlowBeat(DataSource dataSource, String queue) {
+        SlowBeats slow = new SlowBeats(dataSource);
+        LostLeases listener = new LostLeases();
+        try (RowQueues rq = RowQueues.builder(slow).build()) {
+            WorkQueue q = rq.workQueue(queue, WorkQueueOptions.defaults().leaseDuration(Duration.ofSeconds(30)));
+            q.create();
+            q.enqueue("slow beat", Enqueue.defaults());
+            CountDownLatch running = new CountDownLatch(1);
+            try (Worker w = q.worker(job -> {
+                running.countDown();
+                if (!slow.held.await(WAIT_MS, TimeUnit.MILLISECONDS)) {
+                    throw new IllegalStateException("no heartbeat came while the job ran");
+                }
+            }, WorkerOptions.threads(1).withHeartbeat(Duration.ofMillis(300)).withListener(listener)).start()) {
+                awaitLatch(running);
+                slow.hold.set(true); // the next beat's extension of the running job waits: the handler returns meanwhile
+                eventually("the job acked while the heartbeat's extension waited", () -> q.stats().total() == 0);
+                slow.hold.set(false);
+                // the heartbeat thread waits in the held beat, so no other beat reports until it is let go
+                listener.beats.clear();
+                slow.go.countDown();
+                eventually("the held heartbeat of the job reported", () -> listener.beats.contains(1));
+            }
+        }
+        assertEquals(List.of(), listener.lost, "a job that ran once and was acked is not a lost lease");
+    }
+
+    static void awaitLatch(CountDownLatch latch) {
+        try {
+            assertTrue(latch.await(WAIT_MS, TimeUnit.MILLISECONDS), "not within " + WAIT_MS + " ms");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
