@@ -244,6 +244,10 @@ class WorkerTest {
         assertThrows(IllegalArgumentException.class,
                 () -> WorkerOptions.threads(2).withDrainTimeout(Duration.ofSeconds(-1)));
         assertThrows(NullPointerException.class, () -> WorkerOptions.threads(2).withListener(null));
+        assertThrows(IllegalArgumentException.class,
+                () -> WorkerOptions.threads(2).withLeaseMargin(Duration.ofMillis(-1)));
+        assertThrows(IllegalArgumentException.class,
+                () -> WorkerOptions.threads(2).withLeaseMargin(Duration.ofSeconds(1)).leaseMarginFor(Duration.ofSeconds(1)));
     }
 
     @Test

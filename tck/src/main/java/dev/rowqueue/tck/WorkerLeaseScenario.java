@@ -9,11 +9,16 @@ import dev.rowqueue.Worker;
 import dev.rowqueue.WorkerListener;
 import dev.rowqueue.WorkerOptions;
 import dev.rowqueue.testkit.InterceptingDataSource;
+import dev.rowqueue.testkit.TcpProxy;
 
 import javax.sql.DataSource;
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -126,6 +131,103 @@ public final class WorkerLeaseScenario {
             }
         }
         assertEquals(List.of(), listener.lost, "a job that ran once and was acked is not a lost lease");
+    }
+
+    /** One run of a job by a handler. */
+    private record Run(String worker, long startNanos, AtomicLong lostSeenNanos) {
+    }
+
+    /** A server's address and pools to it, directly or through a loopback port. */
+    public interface Network {
+        /** @return the server's host */
+        String host();
+
+        /** @return the server's port */
+        int port();
+
+        /**
+         * @param port a loopback port that relays to the server
+         * @return a connection pool whose connections go through that port; closed by the scenario if closeable
+         */
+        DataSource through(int port);
+    }
+
+    /**
+     * Known lease ends: two workers on separate pools, one pool's connections through a {@link TcpProxy} that stops
+     * forwarding while the cut-off worker's handlers run 10 s jobs under a 3 s lease. The other worker claims each job
+     * after its lease ends; for every job run twice, the first run saw {@code leaseLost()} before the second run
+     * started.
+     *
+     * @param direct  the database, directly
+     * @param network how to reach it through a proxy
+     * @param queue   a fresh queue name
+     * @throws Exception if the proxy cannot start
+     */
+    public static void cutOffWorkerKnowsFirst(DataSource direct, Network network, String queue) throws Exception {
+        int jobs = 4;
+        Duration lease = Duration.ofSeconds(3);
+        long handlerNanos = TimeUnit.SECONDS.toNanos(10);
+        Map<Long, List<Run>> runs = new ConcurrentHashMap<>();
+        try (TcpProxy proxy = new TcpProxy(network.host(), network.port())) {
+            DataSource cutOff = network.through(proxy.port());
+            try (RowQueues near = RowQueues.builder(direct).build(); RowQueues far = RowQueues.builder(cutOff).build()) {
+                WorkQueueOptions options = WorkQueueOptions.defaults().leaseDuration(lease);
+                WorkQueue q = near.workQueue(queue, options).create();
+                q.enqueueAll(java.util.Collections.nCopies(jobs, "ten seconds"), Enqueue.defaults());
+                WorkerOptions workers = WorkerOptions.threads(jobs).withPrefetch(0);
+                try (Worker a = far.workQueue(queue, options).worker(ctx -> run(ctx, "cut off", handlerNanos, runs),
+                        workers).start()) {
+                    eventually("the cut-off worker runs every job", () -> runs.size() == jobs);
+                    proxy.cut();
+                    try (Worker b = q.worker(ctx -> run(ctx, "connected", handlerNanos, runs), workers).start()) {
+                        eventually("the connected worker runs every job after its lease",
+                                () -> runs.values().stream().allMatch(r -> r.size() >= 2));
+                        proxy.heal();
+                        eventually("every job acked", () -> q.stats().total() == 0);
+                    }
+                }
+            } finally {
+                proxy.heal();
+                if (cutOff instanceof AutoCloseable c) {
+                    c.close();
+                }
+            }
+        }
+        int twice = 0;
+        for (Map.Entry<Long, List<Run>> e : runs.entrySet()) {
+            List<Run> ordered = new ArrayList<>(e.getValue());
+            ordered.sort(java.util.Comparator.comparingLong(Run::startNanos));
+            for (int i = 1; i < ordered.size(); i++) {
+                twice++;
+                Run first = ordered.get(i - 1);
+                Run second = ordered.get(i);
+                long seen = first.lostSeenNanos().get();
+                assertTrue(seen != 0 && seen - second.startNanos() < 0, "job " + e.getKey() + ": its run on the "
+                        + first.worker() + " worker " + (seen == 0 ? "never saw leaseLost()" : "saw leaseLost() "
+                        + TimeUnit.NANOSECONDS.toMillis(seen - second.startNanos()) + " ms after")
+                        + " the run on the " + second.worker() + " worker started");
+            }
+        }
+        assertTrue(twice >= jobs, "the cut made the connected worker run every job again: " + twice);
+    }
+
+    private static void run(dev.rowqueue.JobContext ctx, String worker, long forNanos, Map<Long, List<Run>> runs)
+            throws InterruptedException {
+        Run run = new Run(worker, System.nanoTime(), new AtomicLong());
+        runs.computeIfAbsent(ctx.id(), id -> new CopyOnWriteArrayList<>()).add(run);
+        try {
+            while (System.nanoTime() - run.startNanos() < forNanos) {
+                if (ctx.leaseLost()) {
+                    run.lostSeenNanos().compareAndSet(0, System.nanoTime());
+                }
+                TimeUnit.MILLISECONDS.sleep(5);
+            }
+        } catch (InterruptedException e) {
+            if (ctx.leaseLost()) {
+                run.lostSeenNanos().compareAndSet(0, System.nanoTime());
+            }
+            throw e;
+        }
     }
 
     static void awaitLatch(CountDownLatch latch) {
