@@ -110,7 +110,7 @@ public final class WorkerLeaseScenario {
         SlowBeats slow = new SlowBeats(dataSource);
         LostLeases listener = new LostLeases();
         try (RowQueues rq = RowQueues.builder(slow).build()) {
-            WorkQueue q = rq.workQueue(queue, WorkQueueOptions.defaults().leaseDuration(Duration.ofSeconds(30)));
+            WorkQueue q = rq.workQueue(queue, WorkQueueOptions.defaults().withLeaseDuration(Duration.ofSeconds(30)));
             q.create();
             q.enqueue("slow beat", Enqueue.defaults());
             CountDownLatch running = new CountDownLatch(1);
@@ -171,7 +171,7 @@ public final class WorkerLeaseScenario {
         try (TcpProxy proxy = new TcpProxy(network.host(), network.port())) {
             DataSource cutOff = network.through(proxy.port());
             try (RowQueues near = RowQueues.builder(direct).build(); RowQueues far = RowQueues.builder(cutOff).build()) {
-                WorkQueueOptions options = WorkQueueOptions.defaults().leaseDuration(lease);
+                WorkQueueOptions options = WorkQueueOptions.defaults().withLeaseDuration(lease);
                 WorkQueue q = near.workQueue(queue, options).create();
                 q.enqueueAll(java.util.Collections.nCopies(jobs, "ten seconds"), Enqueue.defaults());
                 WorkerOptions workers = WorkerOptions.defaults().withThreads(jobs).withPrefetch(0);
