@@ -112,11 +112,16 @@ final class DefaultWorkQueue implements WorkQueue {
     }
 
     /** The store's enqueue, with the keys of {@code how} (validated by {@link Enqueue}) where it has any. */
+    /**
+     * An enqueue refused for a duplicate key applied nothing (the statement, or the enqueue's transaction, was undone),
+     * so it is tried again: a unique key that a concurrent enqueue took is found, and an id the server handed out twice
+     * (MySQL Group Replication did, after the whole group was killed and restarted) is replaced by a fresh one.
+     */
     private dev.rowqueue.spi.SqlOp<long[]> enqueue(List<String> payloads, Enqueue how, long delay) {
         if (how.key() == null && how.uniqueKey() == null) {
-            return store.enqueue(payloads, how.priority(), delay);
+            return store.enqueue(payloads, how.priority(), delay).retryingDuplicateKey();
         }
-        return store.enqueue(payloads, how.priority(), delay, how.key(), how.uniqueKey());
+        return store.enqueue(payloads, how.priority(), delay, how.key(), how.uniqueKey()).retryingDuplicateKey();
     }
 
     @Override

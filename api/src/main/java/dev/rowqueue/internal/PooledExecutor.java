@@ -86,7 +86,7 @@ final class PooledExecutor implements Executor {
                     continue;
                 }
                 if (duplicateRace) {
-                    throw new TransientRowQueueException(what + " lost a creation race " + attempt
+                    throw new TransientRowQueueException(what + " met a duplicate key (a lost creation race, or an id the server gave twice) " + attempt
                             + " times: " + Errors.describe(e), e);
                 }
                 throw Errors.map(what + (attempt > 1 ? " (after " + attempt + " attempts)" : ""), e, kind, dialect);

@@ -189,7 +189,10 @@ final class GaleraCluster implements AutoCloseable {
                 Files.writeString(n.config(), config(n));
             }
             run(List.of("chown", "-R", USER + ":" + USER, dir.toString()), 30);
+            // its own tmpdir, as the servers have: in the shared /tmp, its temporary tables were once removed under
+            // it while other servers and builds ran ("Could not remove temporary table ... error: 2", 1051)
             run(asMysql(installDb, "--no-defaults", "--datadir=" + nodes.get(0).home.resolve("data"),
+                    "--tmpdir=" + nodes.get(0).home.resolve("tmp"),
                     "--auth-root-authentication-method=normal", "--skip-test-db"), 120);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
