@@ -69,7 +69,7 @@ public abstract class SchemaContract extends Contract {
         String counters = newName();
         List<String> ddl = new ArrayList<>();
         ddl.addAll(rq().schema().catalog());
-        ddl.addAll(rq().schema().ring(ring, RingOptions.capacity(2)));
+        ddl.addAll(rq().schema().ring(ring, RingOptions.ofCapacity(2)));
         ddl.addAll(rq().schema().workQueue(work));
         ddl.addAll(rq().schema().counters(counters));
         env().jdbc(c -> {
@@ -218,7 +218,7 @@ public abstract class SchemaContract extends Contract {
         List<dev.rowqueue.Job> jobs = q.claim(3);
         assertEquals(List.of("imported", "before", "after"), jobs.stream().map(dev.rowqueue.Job::payload).toList());
         assertEquals(1000, jobs.get(0).id());
-        assertEquals(2, jobs.get(0).attempts());
+        assertEquals(2, jobs.get(0).failures());
         assertEquals("from the old database", jobs.get(0).lastError());
     }
 
