@@ -93,7 +93,8 @@ public final class PortableDialect extends Dialect {
             case BYTES -> KeyBytes.CODEC;
             case HEX -> HEX;
         };
-        ColumnTypes t = ColumnTypes.STANDARD.with(Schema.Type.KEY, features.keyType());
+        ColumnTypes t = ColumnTypes.STANDARD.with(Schema.Type.KEY, features.keyType())
+                .with(Schema.Type.PAYLOAD, features.textType()).with(Schema.Type.ERROR_TEXT, features.textType());
         ColumnTypes types = features.identityIsKey() ? t.withIdentityKey(features.identity())
                 : t.with(Schema.Type.IDENTITY, features.identity());
         this.ddl = new SchemaDdl(ddlFeatures(features, types, addKeyword,

@@ -13,6 +13,6 @@ import java.util.List;
 class MariaDbPrimaryKeyRequiredTckTest extends RowQueueTck {
     @Override
     protected TckTarget target() {
-        return MySqlTargets.dedicated("innodb_force_primary_key=ON", List.of("--innodb-force-primary-key=ON"));
+        return MySqlTargets.dedicated("innodb_force_primary_key=ON", List.of("--innodb-force-primary-key=ON"), "");
     }
 }

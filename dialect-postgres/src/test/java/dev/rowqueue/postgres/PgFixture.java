@@ -68,6 +68,20 @@ final class PgFixture implements AutoCloseable {
                 + ")", pool, pool::close);
     }
 
+    /**
+     * A TCK target through pgjdbc-ng ({@code com.impossibl.pgjdbc-ng:pgjdbc-ng}), a second PostgreSQL driver
+     * independent of pgjdbc: a fresh database on a server, behind a pool of 24.
+     *
+     * @param server the server
+     * @return the target
+     */
+    static TckTarget pgjdbcNgTarget(EmbeddedPostgresServer server) {
+        String database = server.newDatabase("tck");
+        return PostgresTargets.pooled("PostgreSQL " + server.version()
+                        + " (embedded, zonky binaries) via pgjdbc-ng",
+                "jdbc:pgsql://127.0.0.1:" + server.port() + "/" + database, "postgres", "");
+    }
+
     /** @return a builder on the pool */
     RowQueues.Builder builder() {
         return RowQueues.builder(pool);

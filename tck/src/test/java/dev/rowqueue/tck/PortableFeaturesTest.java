@@ -13,6 +13,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -91,6 +92,36 @@ class PortableFeaturesTest {
         assertEquals(Limit.FETCH_FIRST, f.limit());
         assertTrue(f.descendingIndexes());
         assertNull(f.undefinedTable().message(), "an SQLState is enough");
+    }
+
+    /**
+     * A connection whose text parameters lose what latin1 lacks, as a driver talking latin1 to its server would: no
+     * column type can give Unicode text back, and the probe refuses the database, saying so, instead of accepting
+     * payloads it would alter.
+     */
+    @Test
+    void text_that_cannot_come_back_unchanged_is_refused_naming_each_type_tried() throws SQLException {
+        javax.sql.DataSource latin1 = new dev.rowqueue.testkit.InterceptingDataSource(dataSource("jdbc:h2:mem:latin1")) {
+            @Override
+            protected Object aroundStatement(String sql, java.lang.reflect.Method method, Object[] args, Call call)
+                    throws Throwable {
+                if (method.getName().equals("setString") && args[1] instanceof String text) {
+                    args[1] = text.codePoints().mapToObj(cp -> cp <= 0xff ? Character.toString(cp) : "?")
+                            .collect(java.util.stream.Collectors.joining());
+                }
+                return call.proceed();
+            }
+        };
+        try (Connection c = latin1.getConnection()) {
+            int before = tables(c);
+            SQLException e = assertThrows(SQLException.class, () -> PortableFeatures.probe(c));
+            assertTrue(e.getMessage().contains("no text column type that gives back any Unicode text unchanged")
+                    && e.getMessage().contains("VARCHAR(4000) gave back")
+                    && e.getMessage().contains("NATIONAL CHARACTER VARYING(4000)")
+                    && e.getMessage().contains("CHARACTER SET utf8mb4"), e.getMessage());
+            assertEquals(before, tables(c), "the probe drops its scratch tables");
+        }
+        assertEquals("VARCHAR(%d)", probe("jdbc:h2:mem:unicode").textType(), "H2's VARCHAR keeps Unicode");
     }
 
     /** Connections of one URL, as a data source. */
