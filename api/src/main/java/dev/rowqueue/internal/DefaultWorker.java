@@ -157,9 +157,10 @@ final class DefaultWorker implements Worker {
                     claimed = queue.claim(want);
                 } else {
                     Handoff h = queue.ackAndClaim(riding, want);
+                    acks.lost(h.lost());
+                    acks.settled(riding);
                     riding = List.of();
                     claimed = h.claimed();
-                    h.lost().forEach(listener::leaseLost);
                 }
                 prefetch.claimTook(System.nanoTime() - t0);
                 if (failures > 0) {
@@ -191,7 +192,7 @@ final class DefaultWorker implements Worker {
                     pause = Math.min(pause * 2, pollMs);
                 }
             } catch (RuntimeException e) {
-                acks.putBack(riding);
+                acks.putBack(riding, e instanceof dev.rowqueue.UnknownCommitOutcomeException);
                 if (!lifecycle.isRunning()) {
                     break;
                 }

@@ -181,6 +181,16 @@ public interface WorkStore {
     SqlOp<Boolean> release(long id, long token);
 
     /**
+     * Gives back every live job leased under one token, attempts unchanged, due now: the claim that set the token
+     * failed with an unknown outcome (the connection died while it could have committed), so the caller never
+     * received those jobs. Running it twice must have the effect of running it once.
+     *
+     * @param token the token of the claim
+     * @return how many jobs were released
+     */
+    SqlOp<Integer> releaseLeased(long token);
+
+    /**
      * @param id      the job
      * @param token   its lease token
      * @param leaseMs the new lease length from now

@@ -23,6 +23,7 @@ public final class Leases {
     private final Sql nack;
     private final Sql release;
     private final Sql extend;
+    private final Sql releaseToken;
 
     /**
      * @param dialect the dialect
@@ -44,6 +45,8 @@ public final class Leases {
                 + " + :delay, last_error = :error, lease_token = NULL" + mine);
         release = Sql.of(update + " SET due_ms = " + now + ", lease_token = NULL" + mine);
         extend = Sql.of(update + " SET due_ms = " + now + " + :lease" + mine);
+        releaseToken = Sql.of(update + " SET due_ms = " + now + ", lease_token = NULL WHERE lease_token = :token AND "
+                + byId.live());
     }
 
     private SqlOp<Boolean> byToken(Sql sql, long id, long token, Binding extra) {
@@ -89,6 +92,22 @@ public final class Leases {
      */
     public SqlOp<Boolean> release(long id, long token) {
         return byToken(release, id, token, b -> { });
+    }
+
+    /**
+     * Releases every live job leased under one token (attempts unchanged): the claim that set the token failed with an
+     * unknown outcome. Running it twice has the effect of running it once, so it is retried like a read.
+     *
+     * @param token the token of the claim
+     * @return how many jobs were released
+     */
+    public SqlOp<Integer> releaseAll(long token) {
+        return new SqlOp.Flagged<>(c -> {
+            try (PreparedStatement ps = releaseToken.prepare(c)) {
+                dialect.bind(releaseToken, ps).set("token", token).done();
+                return ps.executeUpdate();
+            }
+        }, true, true, false);
     }
 
     /**

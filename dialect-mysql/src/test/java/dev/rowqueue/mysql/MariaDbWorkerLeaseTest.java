@@ -19,6 +19,11 @@ class MariaDbWorkerLeaseTest extends EmbeddedServerTest {
     }
 
     @Test
+    void claims_whose_answers_are_lost_burn_no_attempt() {
+        WorkerLeaseScenario.lostClaimAnswersBurnNoAttempt(pools.get(EmbeddedMariaDb.Driver.MARIADB), "unknown_claims");
+    }
+
+    @Test
     void a_job_acked_while_a_heartbeat_is_in_flight_is_not_a_lost_lease() {
         WorkerLeaseScenario.ackDuringSlowBeat(pools.get(EmbeddedMariaDb.Driver.MARIADB), "slow_beat");
     }

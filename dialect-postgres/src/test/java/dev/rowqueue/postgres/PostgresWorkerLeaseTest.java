@@ -27,6 +27,11 @@ class PostgresWorkerLeaseTest {
     }
 
     @Test
+    void claims_whose_answers_are_lost_burn_no_attempt() {
+        WorkerLeaseScenario.lostClaimAnswersBurnNoAttempt(db.pool, "unknown_claims");
+    }
+
+    @Test
     void a_job_acked_while_a_heartbeat_is_in_flight_is_not_a_lost_lease() {
         WorkerLeaseScenario.ackDuringSlowBeat(db.pool, "slow_beat");
     }

@@ -230,6 +230,111 @@ public final class WorkerLeaseScenario {
         }
     }
 
+    /**
+     * A data source that loses the answer of one in {@code every} operations (at random) of a worker's claim thread
+     * after the database ran it (a statement in auto-commit mode, or a commit): the connection "dies" with SQLState 08006 once the work may have committed, so a
+     * claim or an ack-and-claim fails with an unknown outcome while its jobs are leased.
+     */
+    private static final class LostAnswers extends InterceptingDataSource {
+        final AtomicBoolean armed = new AtomicBoolean();
+        final int every;
+        final java.util.concurrent.atomic.AtomicInteger lost = new java.util.concurrent.atomic.AtomicInteger();
+
+        LostAnswers(DataSource delegate, int every) {
+            super(delegate);
+            this.every = every;
+        }
+
+        private Object strike(Call call) throws Throwable {
+            Object result = call.proceed();
+            if (armed.get() && Thread.currentThread().getName().contains("-claims-")
+                    && java.util.concurrent.ThreadLocalRandom.current().nextInt(every) == 0) {
+                lost.incrementAndGet();
+                throw new java.sql.SQLException("the connection died before the answer came (test)", "08006");
+            }
+            return result;
+        }
+
+        /** Whether the thread's connection is in auto-commit mode, as the calls on it told. */
+        private final ThreadLocal<Boolean> autoCommit = ThreadLocal.withInitial(() -> true);
+
+        @Override
+        protected Object aroundConnection(Method method, Object[] args, Call call) throws Throwable {
+            switch (method.getName()) {
+                case "commit":
+                    return strike(call); // the end of a transaction
+                case "setAutoCommit":
+                    autoCommit.set((Boolean) args[0]);
+                    return call.proceed();
+                case "getAutoCommit":
+                    Object auto = call.proceed();
+                    autoCommit.set((Boolean) auto);
+                    return auto;
+                default:
+                    return call.proceed();
+            }
+        }
+
+        @Override
+        protected Object aroundStatement(String sql, Method method, Object[] args, Call call) throws Throwable {
+            // a statement in auto-commit mode is a whole operation; in a transaction only the commit may be struck
+            return EXECUTIONS.contains(method.getName()) && autoCommit.get() ? strike(call) : call.proceed();
+        }
+    }
+
+    /**
+     * Claims of unknown outcome are resolved: a worker of a queue with {@code maxAttempts(1)} whose claims' answers
+     * are lost after they committed runs every job once, at its first attempt; none is dead, and no lease is called
+     * lost (the acks that rode on such a claim had taken effect).
+     *
+     * @param dataSource the database
+     * @param queue      a fresh queue name
+     */
+    public static void lostClaimAnswersBurnNoAttempt(DataSource dataSource, String queue) {
+        int jobs = 300;
+        LostAnswers faulty = new LostAnswers(dataSource, 6);
+        LostLeases listener = new LostLeases();
+        java.util.concurrent.atomic.AtomicInteger unknown = new java.util.concurrent.atomic.AtomicInteger();
+        Map<Long, List<Integer>> attempts = new ConcurrentHashMap<>();
+        List<Job> dead;
+        try (RowQueues rq = RowQueues.builder(faulty).build()) {
+            WorkQueue q = rq.workQueue(queue, WorkQueueOptions.defaults().leaseDuration(Duration.ofSeconds(2))
+                    .maxAttempts(1)).create();
+            q.enqueueAll(java.util.Collections.nCopies(jobs, "once"), Enqueue.defaults());
+            WorkerListener counting = new WorkerListener() {
+                @Override
+                public void leaseLost(Job job) {
+                    listener.leaseLost(job);
+                }
+
+                @Override
+                public void databaseError(RuntimeException error, int consecutive) {
+                    if (error instanceof dev.rowqueue.UnknownCommitOutcomeException) {
+                        unknown.incrementAndGet();
+                    }
+                }
+            };
+            faulty.armed.set(true);
+            try (Worker w = q.worker(ctx -> {
+                attempts.computeIfAbsent(ctx.id(), id -> new CopyOnWriteArrayList<>()).add(ctx.attempt());
+                TimeUnit.MILLISECONDS.sleep(2);
+            }, WorkerOptions.threads(4).withListener(counting)).start()) {
+                eventually("no live job left", () -> {
+                    dev.rowqueue.QueueStats st = q.stats();
+                    return st.ready() + st.scheduled() + st.leased() == 0;
+                });
+                faulty.armed.set(false);
+            }
+            dead = q.deadLetters(jobs);
+        }
+        assertTrue(unknown.get() > 0, "claims failed with an unknown outcome: " + unknown.get() + " of "
+                + faulty.lost.get() + " lost answers");
+        assertEquals(List.of(), dead.stream().map(Job::id).toList(), "no job is dead that no handler ran");
+        assertEquals(jobs, attempts.size(), "every job ran");
+        attempts.forEach((id, seen) -> assertEquals(List.of(1), seen, "job " + id + " ran once, at attempt 1"));
+        assertEquals(List.of(), listener.lost, "no lease was lost");
+    }
+
     static void awaitLatch(CountDownLatch latch) {
         try {
             assertTrue(latch.await(WAIT_MS, TimeUnit.MILLISECONDS), "not within " + WAIT_MS + " ms");
