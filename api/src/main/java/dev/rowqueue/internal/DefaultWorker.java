@@ -204,8 +204,9 @@ final class DefaultWorker implements Worker {
                 } else {
                     log.debug("rowqueue: worker of {}: claim failure {}: {}", queue.name(), failures, e.toString());
                 }
-                lifecycle.await(jitter(Math.min(MAX_BACKOFF_MS, FIRST_PAUSE_MS << Math.min(failures, 20))),
-                        lifecycle.changes());
+                // never longer than a lease: once the database answers again, a claim follows within a lease
+                long cap = Math.min(MAX_BACKOFF_MS, Math.max(FIRST_PAUSE_MS, queue.options().leaseDuration().toMillis()));
+                lifecycle.await(jitter(Math.min(cap, FIRST_PAUSE_MS << Math.min(failures, 20))), lifecycle.changes());
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.rowqueue.mysql;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.rowqueue.tck.WorkerLeaseScenario;
 import org.junit.jupiter.api.Test;
 
@@ -33,6 +34,11 @@ class MariaDbWorkerLeaseTest extends EmbeddedServerTest {
         WorkerLeaseScenario.cutOffWorkerKnowsFirst(pools.get(EmbeddedMariaDb.Driver.MARIADB), network(), "cut_off");
     }
 
+    @Test
+    void a_black_holed_connection_is_abandoned_within_its_bound() throws Exception {
+        WorkerLeaseScenario.blackHoleIsBounded(pools.get(EmbeddedMariaDb.Driver.MARIADB), network(), "black_hole");
+    }
+
     private WorkerLeaseScenario.Network network() {
         return new WorkerLeaseScenario.Network() {
             @Override
@@ -47,8 +53,11 @@ class MariaDbWorkerLeaseTest extends EmbeddedServerTest {
 
             @Override
             public DataSource through(int port) {
-                return MySqlTargets.pool(EmbeddedMariaDb.Driver.MARIADB.url("127.0.0.1", port, database()), "root",
-                        "", session(), "mariadb-through-proxy-" + port);
+                HikariDataSource pool = MySqlTargets.pool(EmbeddedMariaDb.Driver.MARIADB.url("127.0.0.1", port,
+                        database()), "root", "", session(), "mariadb-through-proxy-" + port);
+                pool.setConnectionTimeout(2_000);
+                pool.setValidationTimeout(1_000);
+                return pool;
             }
         };
     }

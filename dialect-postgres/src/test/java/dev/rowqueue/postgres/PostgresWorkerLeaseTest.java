@@ -41,6 +41,11 @@ class PostgresWorkerLeaseTest {
         WorkerLeaseScenario.cutOffWorkerKnowsFirst(db.pool, network(), "cut_off");
     }
 
+    @Test
+    void a_black_holed_connection_is_abandoned_within_its_bound() throws Exception {
+        WorkerLeaseScenario.blackHoleIsBounded(db.pool, network(), "black_hole");
+    }
+
     private WorkerLeaseScenario.Network network() {
         return new WorkerLeaseScenario.Network() {
             @Override
@@ -61,7 +66,8 @@ class PostgresWorkerLeaseTest {
                 config.setPassword("");
                 config.setMaximumPoolSize(8);
                 config.setMinimumIdle(0);
-                config.setConnectionTimeout(5_000);
+                config.setConnectionTimeout(2_000);
+                config.setValidationTimeout(1_000);
                 config.setPoolName("pg-through-proxy-" + port);
                 return new HikariDataSource(config);
             }

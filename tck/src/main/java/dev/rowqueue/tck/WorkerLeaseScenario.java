@@ -211,6 +211,86 @@ public final class WorkerLeaseScenario {
         assertTrue(twice >= jobs, "the cut made the connected worker run every job again: " + twice);
     }
 
+    /**
+     * Every wait bounded: a worker whose connections go through a proxy that stops answering (without closing) has a
+     * heartbeat statement in flight; it is abandoned within the heartbeat's bound (the lease less the margin and the
+     * period), not when the cut heals; and after the heal the worker claims a new job within the lease plus the
+     * statement timeout.
+     *
+     * @param direct  the database, directly
+     * @param network how to reach it through a proxy
+     * @param queue   a fresh queue name
+     * @throws Exception if the proxy cannot start
+     */
+    public static void blackHoleIsBounded(DataSource direct, Network network, String queue) throws Exception {
+        Duration lease = Duration.ofSeconds(3);
+        Duration heartbeat = Duration.ofSeconds(1);
+        Duration statementTimeout = Duration.ofSeconds(2);
+        // the heartbeat's bound: the lease less the default margin (250 ms) and the period
+        long beatBoundMs = lease.toMillis() - 250 - heartbeat.toMillis();
+        List<Long> errors = new CopyOnWriteArrayList<>();
+        Map<String, Long> started = new ConcurrentHashMap<>();
+        CountDownLatch finish = new CountDownLatch(1);
+        AtomicBoolean heldOnce = new AtomicBoolean();
+        try (TcpProxy proxy = new TcpProxy(network.host(), network.port())) {
+            DataSource cutOff = network.through(proxy.port());
+            SlowBeats slow = new SlowBeats(cutOff);
+            try (RowQueues near = RowQueues.builder(direct).build();
+                 RowQueues far = RowQueues.builder(slow).statementTimeout(statementTimeout).build()) {
+                WorkQueueOptions options = WorkQueueOptions.defaults().leaseDuration(lease);
+                WorkQueue q = near.workQueue(queue, options).create();
+                q.enqueue("held", Enqueue.defaults());
+                WorkerListener listener = new WorkerListener() {
+                    @Override
+                    public void databaseError(RuntimeException error, int consecutive) {
+                        errors.add(System.nanoTime());
+                    }
+                };
+                try (Worker w = far.workQueue(queue, options).worker(ctx -> {
+                    started.putIfAbsent(ctx.payload(), System.nanoTime());
+                    if (ctx.payload().equals("held") && heldOnce.compareAndSet(false, true)) {
+                        finish.await(WAIT_MS, TimeUnit.MILLISECONDS); // until its lease is lost (interrupted)
+                    }
+                }, WorkerOptions.threads(2).withHeartbeat(heartbeat).withListener(listener)).start()) {
+                    eventually("the held job runs", () -> started.containsKey("held"));
+                    slow.hold.set(true);
+                    awaitLatch(slow.held); // a heartbeat waits to send its statement
+                    proxy.cut();
+                    errors.clear();
+                    long sent = System.nanoTime();
+                    slow.go.countDown(); // the statement goes into the black hole
+                    long cutFor = TimeUnit.MILLISECONDS.toNanos(3 * statementTimeout.toMillis());
+                    while (errors.isEmpty() && System.nanoTime() - sent < cutFor) {
+                        sleep(10);
+                    }
+                    assertTrue(!errors.isEmpty(), "the black-holed heartbeat failed before the cut healed, "
+                            + TimeUnit.NANOSECONDS.toMillis(cutFor) + " ms after it was sent");
+                    long abandonedMs = TimeUnit.NANOSECONDS.toMillis(errors.get(0) - sent);
+                    assertTrue(abandonedMs <= beatBoundMs + 1_000, "the black-holed heartbeat was abandoned "
+                            + abandonedMs + " ms after it was sent; its bound is " + beatBoundMs + " ms");
+                    sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(cutFor - (System.nanoTime() - sent))));
+                    proxy.heal();
+                    long healed = System.nanoTime();
+                    q.enqueue("after", Enqueue.defaults());
+                    eventually("a job enqueued after the heal runs", () -> started.containsKey("after"));
+                    long claimMs = TimeUnit.NANOSECONDS.toMillis(started.get("after") - healed);
+                    long limitMs = lease.toMillis() + statementTimeout.toMillis();
+                    assertTrue(claimMs <= limitMs + 1_000, "the worker claimed again " + claimMs
+                            + " ms after the heal; lease + statement timeout is " + limitMs + " ms");
+                    System.out.println("black hole: heartbeat abandoned after " + abandonedMs + " ms (bound "
+                            + beatBoundMs + " ms); claimed again " + claimMs + " ms after the heal");
+                    finish.countDown();
+                }
+            } finally {
+                finish.countDown();
+                proxy.heal();
+                if (cutOff instanceof AutoCloseable c) {
+                    c.close();
+                }
+            }
+        }
+    }
+
     private static void run(dev.rowqueue.JobContext ctx, String worker, long forNanos, Map<Long, List<Run>> runs)
             throws InterruptedException {
         Run run = new Run(worker, System.nanoTime(), new AtomicLong());
