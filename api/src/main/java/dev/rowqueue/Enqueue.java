@@ -9,10 +9,10 @@ import java.time.Duration;
  * key and unique key.
  *
  * <pre>{@code
- * mail.enqueue("hello", Enqueue.priority(5).delay(Duration.ofSeconds(30)));
- * mail.enqueue("later", Enqueue.delayed(Duration.ofMinutes(5)));
- * orders.enqueue("{...}", Enqueue.key("customer-42"));                  // per-key limits and fair claims
- * invoices.enqueue("{...}", Enqueue.key("invoice-7").unique());         // at most one live job for invoice-7
+ * mail.enqueue("hello", Enqueue.defaults().withPriority(5).withDelay(Duration.ofSeconds(30)));
+ * mail.enqueue("later", Enqueue.defaults().withDelay(Duration.ofMinutes(5)));
+ * orders.enqueue("{...}", Enqueue.defaults().withKey("customer-42"));        // per-key limits and fair claims
+ * invoices.enqueue("{...}", Enqueue.defaults().withKey("invoice-7").unique()); // one live job for invoice-7
  * }</pre>
  *
  * <p><b>Keys.</b> A job's key (a tenant, a customer, a task type) is what {@link WorkQueueOptions#maxLeasedPerKey(int)}
@@ -22,11 +22,14 @@ import java.time.Duration;
  * <p><b>Unique keys.</b> An enqueue with a unique key while a live job (ready, scheduled or leased) holding that unique
  * key exists writes nothing and returns that job's id, atomically, however many producers on however many nodes race.
  * Once that job is acked, or dead, the unique key is free again (a dead job that is revived no longer holds it). The
- * unique key is independent of the key: {@code Enqueue.key("customer-42").withUniqueKey("invoice-7")} limits the
+ * unique key is independent of the key: {@code Enqueue.defaults().withKey("customer-42").withUniqueKey("invoice-7")} limits the
  * customer's concurrency and keeps one live job per invoice; {@link #unique()} uses the key itself.
  *
  * <p>Keys and unique keys are text of 1 to {@value #MAX_KEY_LENGTH} characters, valid Unicode without NUL, compared
  * exactly (case and trailing blanks count) on every database.
+ *
+ * <p>Immutable: {@link #defaults()} starts a chain and each {@code with} method returns a copy that keeps every other
+ * value.
  *
  * @param priority  any int; higher first
  * @param delay     zero or more
@@ -66,50 +69,21 @@ public record Enqueue(int priority, Duration delay, String key, String uniqueKey
         this(priority, delay, null, null);
     }
 
-    /** @return priority 0, no delay, no keys */
+    /**
+     * The only way to start a chain: {@code Enqueue.defaults().withKey("k").withPriority(5)}. There are no static
+     * starters named like the {@code with} methods, so a chain cannot reset what an earlier step set.
+     *
+     * @return priority 0, no delay, no keys
+     */
     public static Enqueue defaults() {
         return DEFAULTS;
-    }
-
-    /**
-     * @param priority higher is claimed first
-     * @return options with this priority and no delay
-     */
-    public static Enqueue priority(int priority) {
-        return new Enqueue(priority, Duration.ZERO);
-    }
-
-    /**
-     * @param delay zero or more
-     * @return options with priority 0 and this delay
-     */
-    public static Enqueue delayed(Duration delay) {
-        return new Enqueue(0, delay);
-    }
-
-    /**
-     * @param key the job's key: 1 to {@value #MAX_KEY_LENGTH} characters
-     * @return options with priority 0, no delay and this key
-     * @throws IllegalArgumentException for an invalid key
-     */
-    public static Enqueue key(String key) {
-        return new Enqueue(0, Duration.ZERO, nonNull(key, "job key"), null);
-    }
-
-    /**
-     * @param uniqueKey the unique key: 1 to {@value #MAX_KEY_LENGTH} characters
-     * @return options with priority 0, no delay, no key and this unique key
-     * @throws IllegalArgumentException for an invalid unique key
-     */
-    public static Enqueue uniqueKey(String uniqueKey) {
-        return new Enqueue(0, Duration.ZERO, null, nonNull(uniqueKey, "unique key"));
     }
 
     /**
      * @param delay zero or more
      * @return a copy with this delay
      */
-    public Enqueue delay(Duration delay) {
+    public Enqueue withDelay(Duration delay) {
         return new Enqueue(priority, delay, key, uniqueKey);
     }
 
@@ -144,15 +118,8 @@ public record Enqueue(int priority, Duration delay, String key, String uniqueKey
     public Enqueue unique() {
         if (key == null) {
             throw new IllegalStateException("unique() makes the job's key its unique key, but these options have no"
-                    + " key; use Enqueue.key(k).unique() or Enqueue.uniqueKey(k)");
+                    + " key; use Enqueue.defaults().withKey(k).unique() or .withUniqueKey(k)");
         }
         return new Enqueue(priority, delay, key, key);
-    }
-
-    private static String nonNull(String value, String what) {
-        if (value == null) {
-            throw new IllegalArgumentException(what + " must not be null");
-        }
-        return value;
     }
 }

@@ -22,17 +22,17 @@ public interface JobContext {
         return job().payload();
     }
 
-    /** @return the job's key ({@link Enqueue#key(String)}), or {@code null} */
+    /** @return the job's key ({@link Enqueue#withKey(String)}), or {@code null} */
     default String key() {
         return job().key();
     }
 
     /**
      * @return which attempt this is: 1 for the first delivery, raised by every nack and by every lease that ended
-     *         without an ack
+     *         without an ack; always {@link Job#failures()} + 1
      */
     default int attempt() {
-        return job().attempts() + 1;
+        return job().failures() + 1;
     }
 
     /**

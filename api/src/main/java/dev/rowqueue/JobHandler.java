@@ -6,7 +6,7 @@ package dev.rowqueue;
  * handler may instead settle the job itself through {@link JobContext#release()} or {@link JobContext#retryAfter}.
  *
  * <pre>{@code
- * Worker worker = queue.worker(job -> mailer.send(job.payload()), WorkerOptions.threads(4));
+ * Worker worker = queue.worker(job -> mailer.send(job.payload()), WorkerOptions.defaults().withThreads(4));
  * worker.start();
  * }</pre>
  */

@@ -29,6 +29,6 @@ public record JobPage(JobQuery query, List<JobInfo> jobs, boolean more) {
 
     /** @return the query of the next page, if there are more jobs */
     public Optional<JobQuery> next() {
-        return more ? Optional.of(query.after(jobs.get(jobs.size() - 1).id())) : Optional.empty();
+        return more ? Optional.of(query.withAfter(jobs.get(jobs.size() - 1).id())) : Optional.empty();
     }
 }

@@ -6,10 +6,11 @@ import java.util.Objects;
  * Which jobs {@link WorkQueue#jobs(JobQuery)} lists: a state (or every state), optionally one key, in id order
  * (newest or oldest first), one page at a time. Pages are keyset pages: the cursor is the last id of the page before,
  * so a page costs the same wherever it is, and jobs enqueued meanwhile neither repeat nor shift jobs between pages.
- * Immutable; every argument is checked when it is given, before any SQL.
+ * Immutable: {@link #all()} starts a chain and each method returns a copy that keeps every other value; every
+ * argument is checked when it is given, before any SQL.
  *
  * <pre>{@code
- * JobPage page = queue.jobs(JobQuery.state(JobState.READY).oldestFirst().limit(100));
+ * JobPage page = queue.jobs(JobQuery.all().withState(JobState.READY).oldestFirst().withLimit(100));
  * while (true) {
  *     page.jobs().forEach(j -> System.out.println(j.id() + " " + j.payload()));
  *     if (page.next().isEmpty()) break;
@@ -46,10 +47,10 @@ public record JobQuery(JobState state, String key, boolean descending, long afte
 
     /**
      * @param state a state
-     * @return the newest jobs of this state, {@value #DEFAULT_LIMIT} per page
+     * @return a copy listing only this state
      */
-    public static JobQuery state(JobState state) {
-        return new JobQuery(Objects.requireNonNull(state, "state"), null, true, 0, DEFAULT_LIMIT);
+    public JobQuery withState(JobState state) {
+        return new JobQuery(Objects.requireNonNull(state, "state"), key, descending, after, limit);
     }
 
     /** @return the newest jobs of every state, {@value #DEFAULT_LIMIT} per page */
@@ -61,7 +62,7 @@ public record JobQuery(JobState state, String key, boolean descending, long afte
      * @param key a job key, not empty
      * @return this query, for the jobs of this key only
      */
-    public JobQuery key(String key) {
+    public JobQuery withKey(String key) {
         return new JobQuery(state, Objects.requireNonNull(key, "key"), descending, after, limit);
     }
 
@@ -79,7 +80,7 @@ public record JobQuery(JobState state, String key, boolean descending, long afte
      * @param jobs 1 to {@value #MAX_LIMIT}
      * @return this query with this page size
      */
-    public JobQuery limit(int jobs) {
+    public JobQuery withLimit(int jobs) {
         return new JobQuery(state, key, descending, after, jobs);
     }
 
@@ -87,7 +88,7 @@ public record JobQuery(JobState state, String key, boolean descending, long afte
      * @param id the last id of the page before ({@link JobPage#nextCursor()}); 0 for the first page
      * @return this query, for the page after that id
      */
-    public JobQuery after(long id) {
+    public JobQuery withAfter(long id) {
         return new JobQuery(state, key, descending, id, limit);
     }
 }

@@ -3,10 +3,11 @@ package dev.rowqueue;
 import java.util.Objects;
 
 /**
- * Capacity and push strategy of a ring queue.
+ * Capacity and push strategy of a ring queue. Immutable: {@link #ofCapacity(int)} starts a chain, each {@code with}
+ * method returns a copy that keeps the other value.
  *
  * <pre>{@code
- * rq.ring("recent_views", RingOptions.capacity(10).strategy(RingStrategy.SINGLE_WRITER));
+ * rq.ring("recent_views", RingOptions.ofCapacity(10).withStrategy(RingStrategy.SINGLE_WRITER));
  * }</pre>
  *
  * @param capacity how many entries each group keeps, at least 1
@@ -35,15 +36,23 @@ public record RingOptions(int capacity, RingStrategy strategy) {
      * @param capacity at least 1
      * @return the options
      */
-    public static RingOptions capacity(int capacity) {
+    public static RingOptions ofCapacity(int capacity) {
         return new RingOptions(capacity, RingStrategy.SAFE);
+    }
+
+    /**
+     * @param capacity at least 1
+     * @return a copy with that capacity
+     */
+    public RingOptions withCapacity(int capacity) {
+        return new RingOptions(capacity, strategy);
     }
 
     /**
      * @param strategy the push strategy
      * @return a copy with that strategy
      */
-    public RingOptions strategy(RingStrategy strategy) {
+    public RingOptions withStrategy(RingStrategy strategy) {
         return new RingOptions(capacity, strategy);
     }
 }

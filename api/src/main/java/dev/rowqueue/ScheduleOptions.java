@@ -10,14 +10,14 @@ import java.util.Objects;
 /**
  * What a schedule enqueues, and where: the work queue, the payload (a template), the job's key, the zone of cron
  * expressions given as text, and the {@link MissedSlots missed-slot policy}. Immutable; each {@code with} method
- * returns a copy.
+ * returns a copy that keeps every other value; {@link #forQueue(String)} is the only way to start a chain.
  *
  * <pre>{@code
- * ScheduleOptions.queue("reports")
- *         .payload("{\"report\":\"daily\",\"slot\":\"{slot}\"}")   // {slot}: the slot, an ISO-8601 instant
- *         .key("reports")                                          // the job's key (keys, limits apply)
- *         .zone(ZoneId.of("Europe/Berlin"))
- *         .missed(MissedSlots.each(3));
+ * ScheduleOptions.forQueue("reports")
+ *         .withPayload("{\"report\":\"daily\",\"slot\":\"{slot}\"}")   // {slot}: the slot, an ISO-8601 instant
+ *         .withKey("reports")                                          // the job's key (keys, limits apply)
+ *         .withZone(ZoneId.of("Europe/Berlin"))
+ *         .withMissed(MissedSlots.each(3));
  * }</pre>
  *
  * <p>Placeholders in the payload and the key: {@code {slot}} (the slot's instant, such as
@@ -56,15 +56,24 @@ public record ScheduleOptions(String queue, String payload, String key, ZoneId z
      * @return options with the default payload, no key, UTC and {@link MissedSlots#ONCE}
      * @throws IllegalArgumentException for an invalid queue name
      */
-    public static ScheduleOptions queue(String queue) {
+    public static ScheduleOptions forQueue(String queue) {
         return new ScheduleOptions(queue, DEFAULT_PAYLOAD, null, ZoneOffset.UTC, MissedSlots.ONCE);
+    }
+
+    /**
+     * @param queue an existing work queue
+     * @return a copy
+     * @throws IllegalArgumentException for an invalid queue name
+     */
+    public ScheduleOptions withQueue(String queue) {
+        return new ScheduleOptions(queue, payload, key, zone, missed);
     }
 
     /**
      * @param template the payload, with placeholders {@code {slot}}, {@code {slot_ms}}, {@code {schedule}}
      * @return a copy
      */
-    public ScheduleOptions payload(String template) {
+    public ScheduleOptions withPayload(String template) {
         return new ScheduleOptions(queue, template, key, zone, missed);
     }
 
@@ -72,7 +81,7 @@ public record ScheduleOptions(String queue, String payload, String key, ZoneId z
      * @param template the job key, with the payload's placeholders, or {@code null} for none
      * @return a copy
      */
-    public ScheduleOptions key(String template) {
+    public ScheduleOptions withKey(String template) {
         return new ScheduleOptions(queue, payload, template, zone, missed);
     }
 
@@ -80,7 +89,7 @@ public record ScheduleOptions(String queue, String payload, String key, ZoneId z
      * @param zone the zone of a cron expression given as text
      * @return a copy
      */
-    public ScheduleOptions zone(ZoneId zone) {
+    public ScheduleOptions withZone(ZoneId zone) {
         return new ScheduleOptions(queue, payload, key, zone, missed);
     }
 
@@ -89,15 +98,15 @@ public record ScheduleOptions(String queue, String payload, String key, ZoneId z
      * @return a copy
      * @throws IllegalArgumentException for an unknown zone
      */
-    public ScheduleOptions zone(String zone) {
-        return zone(Validation.zone(zone));
+    public ScheduleOptions withZone(String zone) {
+        return withZone(Validation.zone(zone));
     }
 
     /**
      * @param policy the missed-slot policy
      * @return a copy
      */
-    public ScheduleOptions missed(MissedSlots policy) {
+    public ScheduleOptions withMissed(MissedSlots policy) {
         return new ScheduleOptions(queue, payload, key, zone, policy);
     }
 

@@ -12,8 +12,8 @@ import java.util.Optional;
  * rq.workQueue("reports").create();                         // the target queue must exist
  * Schedules schedules = rq.schedules();
  * schedules.define("daily-report", "0 9 * * MON-FRI",
- *         ScheduleOptions.queue("reports").zone("Europe/Berlin"));
- * schedules.define("sweep", Schedule.fixedDelay(Duration.ofMinutes(1)), ScheduleOptions.queue("reports"));
+ *         ScheduleOptions.forQueue("reports").withZone("Europe/Berlin"));
+ * schedules.define("sweep", Schedule.fixedDelay(Duration.ofMinutes(1)), ScheduleOptions.forQueue("reports"));
  * List<Instant> coming = schedules.next("daily-report", 5);
  * }</pre>
  *

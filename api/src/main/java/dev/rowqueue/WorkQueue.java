@@ -24,10 +24,10 @@ import java.util.Optional;
  * <p>Acks, nacks and releases carry the lease token of the claim: after a lease has expired and the job was
  * claimed by someone else, the old holder's ack returns {@code false} and changes nothing.
  *
- * <p>Jobs may carry a key and a unique key ({@link Enqueue#key(String)}, {@link Enqueue#unique()}): an enqueue naming
+ * <p>Jobs may carry a key and a unique key ({@link Enqueue#withKey(String)}, {@link Enqueue#unique()}): an enqueue naming
  * the unique key of a live job returns that job's id and writes nothing; a handle with
- * {@link WorkQueueOptions#maxLeasedPerKey(int)} never has more than that many jobs of one key leased, and one with
- * {@link WorkQueueOptions#fairClaims(boolean)} takes keys in turns. The database enforces all three, across nodes.
+ * {@link WorkQueueOptions#withMaxLeasedPerKey(int)} never has more than that many jobs of one key leased, and one with
+ * {@link WorkQueueOptions#withFairClaims(boolean)} takes keys in turns. The database enforces all three, across nodes.
  *
  * <p><b>Who creates the queue.</b> The producer side does: the first enqueue (or {@link #create()}) creates the
  * tables and registers the queue. The consumer side never does: claims, rotations, workers, statistics and dead-letter
@@ -66,7 +66,7 @@ public interface WorkQueue {
      * Enqueues a job.
      *
      * @param payload the job's text
-     * @param how     priority and delay, e.g. {@code Enqueue.priority(5).delay(Duration.ofSeconds(30))}
+     * @param how     priority and delay, e.g. {@code Enqueue.defaults().withPriority(5).withDelay(Duration.ofSeconds(30))}
      * @return the job id
      */
     long enqueue(String payload, Enqueue how);
@@ -287,4 +287,15 @@ public interface WorkQueue {
      * @throws UnsupportedOperationException on a handle bound to a caller's connection ({@link #using})
      */
     Worker worker(JobHandler handler, WorkerOptions options);
+
+    /**
+     * A worker with {@link WorkerOptions#defaults()}: {@code worker(handler, WorkerOptions.defaults())}.
+     *
+     * @param handler what to run for each job
+     * @return the worker, not started
+     * @throws UnsupportedOperationException on a handle bound to a caller's connection ({@link #using})
+     */
+    default Worker worker(JobHandler handler) {
+        return worker(handler, WorkerOptions.defaults());
+    }
 }

@@ -7,7 +7,7 @@ import java.util.Objects;
  * Settings of a work queue handle. They are client-side: two handles on one queue may use different leases.
  *
  * <pre>{@code
- * rq.workQueue("outgoing_mail", WorkQueueOptions.defaults().maxAttempts(3).leaseDuration(Duration.ofMinutes(2)));
+ * rq.workQueue("outgoing_mail", WorkQueueOptions.defaults().withMaxAttempts(3).withLeaseDuration(Duration.ofMinutes(2)));
  * }</pre>
  *
  * @param maxAttempts   how many failed attempts make a job dead (a nack, or a lease that ended without ack)
@@ -15,9 +15,9 @@ import java.util.Objects;
  * @param retryBackoff  delay before the first retry of {@link WorkQueue#nack(Job)}; doubled on each further attempt
  * @param maxRetryDelay the longest delay {@link WorkQueue#nack(Job)} uses
  * @param maxLeasedPerKey how many jobs of one {@linkplain Job#key() key} may be leased at once, across every consumer
- *                        and node; 0 for no limit (see {@link #maxLeasedPerKey(int)})
+ *                        and node; 0 for no limit (see {@link #withMaxLeasedPerKey(int)})
  * @param fairClaims      whether claims take turns between keys instead of following priority, due time and id
- *                        (see {@link #fairClaims(boolean)})
+ *                        (see {@link #withFairClaims(boolean)})
  */
 public record WorkQueueOptions(int maxAttempts, Duration leaseDuration, Duration retryBackoff,
                                Duration maxRetryDelay, int maxLeasedPerKey, boolean fairClaims) {
@@ -66,7 +66,7 @@ public record WorkQueueOptions(int maxAttempts, Duration leaseDuration, Duration
      * @param attempts at least 1
      * @return a copy with this many attempts
      */
-    public WorkQueueOptions maxAttempts(int attempts) {
+    public WorkQueueOptions withMaxAttempts(int attempts) {
         return new WorkQueueOptions(attempts, leaseDuration, retryBackoff, maxRetryDelay, maxLeasedPerKey, fairClaims);
     }
 
@@ -74,7 +74,7 @@ public record WorkQueueOptions(int maxAttempts, Duration leaseDuration, Duration
      * @param lease a positive duration
      * @return a copy with this lease
      */
-    public WorkQueueOptions leaseDuration(Duration lease) {
+    public WorkQueueOptions withLeaseDuration(Duration lease) {
         return new WorkQueueOptions(maxAttempts, lease, retryBackoff, maxRetryDelay, maxLeasedPerKey, fairClaims);
     }
 
@@ -83,7 +83,7 @@ public record WorkQueueOptions(int maxAttempts, Duration leaseDuration, Duration
      * @param max   the longest delay, zero or more
      * @return a copy with this backoff
      */
-    public WorkQueueOptions retryBackoff(Duration first, Duration max) {
+    public WorkQueueOptions withRetryBackoff(Duration first, Duration max) {
         return new WorkQueueOptions(maxAttempts, leaseDuration, first, max, maxLeasedPerKey, fairClaims);
     }
 
@@ -96,7 +96,7 @@ public record WorkQueueOptions(int maxAttempts, Duration leaseDuration, Duration
      *
      * <p>Within one key, the due jobs are handed out in enqueue order, whatever their priority (a job whose lease ran
      * out, and a retried or revived job once it is due again, keep their place); across keys, by priority, due time
-     * and id (or round-robin with {@link #fairClaims(boolean)}). A job that is not due (delayed, or waiting for its
+     * and id (or round-robin with {@link #withFairClaims(boolean)}). A job that is not due (delayed, or waiting for its
      * retry) does not hold its key back. With {@code n = 1} the jobs of one key run one at a time in enqueue order:
      * per-key FIFO, as ordered processing per customer needs. A batch claim takes at most {@code n} jobs of one key.
      *
@@ -107,7 +107,7 @@ public record WorkQueueOptions(int maxAttempts, Duration leaseDuration, Duration
      * @param n at least 1, or 0 for no limit (the default)
      * @return a copy with this limit
      */
-    public WorkQueueOptions maxLeasedPerKey(int n) {
+    public WorkQueueOptions withMaxLeasedPerKey(int n) {
         return new WorkQueueOptions(maxAttempts, leaseDuration, retryBackoff, maxRetryDelay, n, fairClaims);
     }
 
@@ -119,12 +119,12 @@ public record WorkQueueOptions(int maxAttempts, Duration leaseDuration, Duration
      * jobs by round, then priority, then id. Jobs without a key are in round 0: fair claims take them first.
      *
      * <p>Fairness is an order, not a lock: fair claims run concurrently, skipping each other's rows. Combined with
-     * {@link #maxLeasedPerKey(int)} the limit also holds.
+     * {@link #withMaxLeasedPerKey(int)} the limit also holds.
      *
      * @param fair whether claims are fair
      * @return a copy with this setting
      */
-    public WorkQueueOptions fairClaims(boolean fair) {
+    public WorkQueueOptions withFairClaims(boolean fair) {
         return new WorkQueueOptions(maxAttempts, leaseDuration, retryBackoff, maxRetryDelay, maxLeasedPerKey, fair);
     }
 

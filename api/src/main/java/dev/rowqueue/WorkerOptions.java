@@ -110,14 +110,6 @@ public record WorkerOptions(int threads, int prefetch, Duration prefetchWindow, 
 
     /**
      * @param n handler threads
-     * @return the defaults with {@code n} threads
-     */
-    public static WorkerOptions threads(int n) {
-        return defaults().withThreads(n);
-    }
-
-    /**
-     * @param n handler threads
      * @return a copy with {@code n} threads; a prefetch of 1x stays 1x, one above {@code n} is lowered to {@code n}
      */
     public WorkerOptions withThreads(int n) {

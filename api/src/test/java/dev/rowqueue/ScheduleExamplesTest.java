@@ -22,10 +22,10 @@ class ScheduleExamplesTest {
     @Test
     void the_readme_example_runs() {
         try (RowQueues rq = RowQueues.builder(h2("readme_schedules")).build()) {
-            rq.workQueue("outgoing_mail", WorkQueueOptions.defaults().maxAttempts(3)).create();
+            rq.workQueue("outgoing_mail", WorkQueueOptions.defaults().withMaxAttempts(3)).create();
             // --- as in README.md
             rq.schedules().define("nightly_mail", "0 2 * * *",         // cron, fixed rate or fixed delay, in a time zone
-                    ScheduleOptions.queue("outgoing_mail").zone("Europe/Berlin").payload("digest of {slot}"));
+                    ScheduleOptions.forQueue("outgoing_mail").withZone("Europe/Berlin").withPayload("digest of {slot}"));
             List<Instant> slots = rq.schedules().next("nightly_mail", 3); // pause, resume, triggerNow, delete, list too
             // ---
             assertEquals(3, slots.size());
@@ -41,10 +41,10 @@ class ScheduleExamplesTest {
         rq.workQueue("reports").create();                               // the target queue must exist
         Schedules schedules = rq.schedules();                           // creates the tables, starts the scheduler thread
         schedules.define("daily-report", "0 9 * * MON-FRI",              // 09:00 Berlin time, Monday to Friday
-                ScheduleOptions.queue("reports").zone("Europe/Berlin")
-                        .payload("{\"report\":\"daily\",\"slot\":\"{slot}\"}")
-                        .missed(MissedSlots.each(3)));
-        schedules.define("sweep", Schedule.fixedDelay(Duration.ofMinutes(1)), ScheduleOptions.queue("reports"));
+                ScheduleOptions.forQueue("reports").withZone("Europe/Berlin")
+                        .withPayload("{\"report\":\"daily\",\"slot\":\"{slot}\"}")
+                        .withMissed(MissedSlots.each(3)));
+        schedules.define("sweep", Schedule.fixedDelay(Duration.ofMinutes(1)), ScheduleOptions.forQueue("reports"));
         List<Instant> coming = schedules.next("daily-report", 5);      // from the stored next slot on
         schedules.pause("daily-report"); schedules.resume("daily-report");
         long id = schedules.triggerNow("sweep");                        // one job now; the slots do not move

@@ -195,7 +195,7 @@ public final class DefaultRowQueues implements RowQueues {
 
     @Override
     public RingQueue ring(String name, int capacity) {
-        return ring(name, RingOptions.capacity(capacity));
+        return ring(name, RingOptions.ofCapacity(capacity));
     }
 
     @Override

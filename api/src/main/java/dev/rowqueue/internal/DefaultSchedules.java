@@ -392,7 +392,7 @@ final class DefaultSchedules implements Schedules {
         String body = Validation.payload(ScheduleOptions.render(payload, name, at), maxPayloadLength);
         WorkStore store = stores.computeIfAbsent(queue, q -> dialect.workStore(WorkTables.of(q)));
         SqlOp<long[]> op = key == null ? store.enqueue(List.of(body), 0, 0)
-                : store.enqueue(List.of(body), 0, 0, Enqueue.key(ScheduleOptions.render(key, name, at)).key(), null);
+                : store.enqueue(List.of(body), 0, 0, Enqueue.defaults().withKey(ScheduleOptions.render(key, name, at)).key(), null);
         return op.run(c)[0];
     }
 
@@ -424,7 +424,7 @@ final class DefaultSchedules implements Schedules {
         Validation.payload(ScheduleOptions.render(options.payload(), "x".repeat(MAX_NAME_LENGTH), sample),
                 maxPayloadLength);
         if (options.key() != null) {
-            Enqueue.key(ScheduleOptions.render(options.key(), "x".repeat(MAX_NAME_LENGTH), sample));
+            Enqueue.defaults().withKey(ScheduleOptions.render(options.key(), "x".repeat(MAX_NAME_LENGTH), sample));
         }
         if (schedule.toString().length() > 400) {
             throw new IllegalArgumentException("schedule text longer than 400 characters: " + schedule);

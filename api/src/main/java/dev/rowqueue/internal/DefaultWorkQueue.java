@@ -220,14 +220,14 @@ final class DefaultWorkQueue implements WorkQueue {
      */
     private List<Job> buryExhausted(DefaultRowQueues.Context ctx, List<Job> claimed) {
         int max = options.maxAttempts();
-        if (claimed.stream().noneMatch(j -> j.attempts() >= max)) {
+        if (claimed.stream().noneMatch(j -> j.failures() >= max)) {
             return claimed;
         }
         long token = claimed.get(0).leaseToken();
         List<Job> deliver = new ArrayList<>();
         List<Long> exhausted = new ArrayList<>();
         for (Job job : claimed) {
-            if (job.attempts() >= max) {
+            if (job.failures() >= max) {
                 exhausted.add(job.id());
             } else {
                 deliver.add(job);
@@ -357,7 +357,7 @@ final class DefaultWorkQueue implements WorkQueue {
 
     private boolean nackByPolicy(Job job) {
         Validation.job(job);
-        return nackNow(job, options.retryDelay(job.attempts() + 1), null);
+        return nackNow(job, options.retryDelay(job.failures() + 1), null);
     }
 
     @Override

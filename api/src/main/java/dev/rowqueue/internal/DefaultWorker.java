@@ -368,7 +368,7 @@ final class DefaultWorker implements Worker {
                 queue.release(job); // stopped by close: not the job's fault, no attempt counted
                 return;
             }
-            int attempt = job.attempts() + 1;
+            int attempt = job.failures() + 1;
             boolean last = attempt >= queue.options().maxAttempts();
             queue.nack(job, queue.options().retryDelay(attempt), describe(error));
             if (last) {

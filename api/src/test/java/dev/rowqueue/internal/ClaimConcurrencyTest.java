@@ -181,7 +181,7 @@ class ClaimConcurrencyTest {
         HoldingDataSource ds = dataSource("combined");
         try (RowQueues rq = oneClaimAtATime(ds)) {
             WorkQueue q = rq.workQueue("gated");
-            WorkQueue longLeases = rq.workQueue("gated", WorkQueueOptions.defaults().leaseDuration(Duration.ofHours(1)));
+            WorkQueue longLeases = rq.workQueue("gated", WorkQueueOptions.defaults().withLeaseDuration(Duration.ofHours(1)));
             Set<Long> enqueued = new HashSet<>();
             for (int i = 0; i < 10; i++) {
                 enqueued.add(q.enqueue("job " + i));

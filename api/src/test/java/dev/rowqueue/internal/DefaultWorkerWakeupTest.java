@@ -77,7 +77,7 @@ class DefaultWorkerWakeupTest {
         try (RowQueues rq = RowQueues.builder(ds.ds).pollInterval(POLL).build()) {
             WorkQueue q = queueWith(rq, "back_to_back", jobs);
             CountDownLatch done = new CountDownLatch(jobs);
-            try (Worker w = q.worker(job -> done.countDown(), WorkerOptions.threads(1)).start()) {
+            try (Worker w = q.worker(job -> done.countDown(), WorkerOptions.defaults().withThreads(1)).start()) {
                 assertTrue(done.await(POLL.toMillis() - 5_000, TimeUnit.MILLISECONDS), jobs - done.getCount()
                         + " of " + jobs + " no-op jobs ran in " + (POLL.toMillis() - 5_000) + " ms: the dispatcher"
                         + " missed a finished handler's wake-up and waited for the poll interval");
@@ -112,7 +112,7 @@ class DefaultWorkerWakeupTest {
                 }
             };
             ds.slow = true;
-            try (Worker w = q.worker(job -> { }, WorkerOptions.threads(1).withListener(slowListener)).start()) {
+            try (Worker w = q.worker(job -> { }, WorkerOptions.defaults().withThreads(1).withListener(slowListener)).start()) {
                 assertTrue(done.await(POLL.toMillis() - 5_000, TimeUnit.MILLISECONDS), jobs - done.getCount()
                         + " of " + jobs + " jobs ran within one poll interval");
             }

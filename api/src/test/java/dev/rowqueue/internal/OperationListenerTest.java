@@ -87,7 +87,7 @@ class OperationListenerTest {
         Set<Operation> seen = EnumSet.noneOf(Operation.class);
         try (RowQueues rq = RowQueues.builder(h2("ops_all").ds).operationListener(rec).build()) {
             RingQueue ring = rq.ring("views", 3);
-            WorkQueue work = rq.workQueue("mail", WorkQueueOptions.defaults().maxAttempts(1));
+            WorkQueue work = rq.workQueue("mail", WorkQueueOptions.defaults().withMaxAttempts(1));
             Counters counters = rq.counters("seq");
             assertThat(rec.take()).as("creating handles is not reported").isEmpty();
 
@@ -116,7 +116,7 @@ class OperationListenerTest {
             // work queues
             work.enqueue("x");
             assertEvent(rec.one(), "mail", Operation.ENQUEUE, 1);
-            work.enqueue("y", Enqueue.priority(5));
+            work.enqueue("y", Enqueue.defaults().withPriority(5));
             assertEvent(rec.one(), "mail", Operation.ENQUEUE, 1);
             work.enqueueAll(List.of("p", "q", "r"), Enqueue.defaults());
             assertEvent(rec.one(), "mail", Operation.ENQUEUE_ALL, 3);
@@ -154,11 +154,11 @@ class OperationListenerTest {
             assertEvent(rec.one(), "mail", Operation.PURGE_DEAD, 0);
             work.stats();
             assertEvent(rec.one(), "mail", Operation.STATS, 1);
-            work.enqueue("keyed", Enqueue.key("tenant-1"));
+            work.enqueue("keyed", Enqueue.defaults().withKey("tenant-1"));
             rec.take();
             assertThat(work.statsByKey(10)).containsOnlyKeys("tenant-1");
             assertEvent(rec.one(), "mail", Operation.STATS_BY_KEY, 1);
-            long keyed = work.jobs(dev.rowqueue.JobQuery.all().key("tenant-1")).jobs().get(0).id();
+            long keyed = work.jobs(dev.rowqueue.JobQuery.all().withKey("tenant-1")).jobs().get(0).id();
             assertEvent(rec.one(), "mail", Operation.JOBS, 1);
             assertThat(work.job(keyed)).isPresent();
             assertEvent(rec.one(), "mail", Operation.JOB, 1);
@@ -365,8 +365,8 @@ class OperationListenerTest {
             }
         };
         try (RowQueues rq = RowQueues.builder(h2("ops_worker").ds).operationListener(rec).build()) {
-            WorkQueue work = rq.workQueue("jobs", WorkQueueOptions.defaults().maxAttempts(5)
-                    .retryBackoff(Duration.ofHours(1), Duration.ofHours(1)));
+            WorkQueue work = rq.workQueue("jobs", WorkQueueOptions.defaults().withMaxAttempts(5)
+                    .withRetryBackoff(Duration.ofHours(1), Duration.ofHours(1)));
             work.enqueueAll(List.of("ok-1", "ok-2", "ok-3", "throws", "releases", "slow"), Enqueue.defaults());
             rec.take();
             CountDownLatch slowStarted = new CountDownLatch(1);
@@ -386,7 +386,7 @@ class OperationListenerTest {
                     }
                     default -> { }
                 }
-            }, WorkerOptions.threads(2).withHeartbeat(Duration.ofMillis(50)).withListener(listener)).start()) {
+            }, WorkerOptions.defaults().withThreads(2).withHeartbeat(Duration.ofMillis(50)).withListener(listener)).start()) {
                 assertThat(slowStarted.await(30, TimeUnit.SECONDS)).isTrue();
                 eventually("a heartbeat extended the slow job's lease", () -> rec.events.stream()
                         .anyMatch(e -> e.operation() == Operation.EXTEND_LEASE && e.items() >= 1));

@@ -224,7 +224,7 @@ class TransactionBindingTest {
             } finally {
                 binding.current.remove();
             }
-        }, WorkerOptions.threads(2).withHeartbeat(Duration.ofMillis(20))).start()) {
+        }, WorkerOptions.defaults().withThreads(2).withHeartbeat(Duration.ofMillis(20))).start()) {
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
             while (q.stats().total() > 0) {
                 if (System.nanoTime() > deadline) {

@@ -75,7 +75,7 @@ class ValidationTest {
 
     @Test
     void retry_delays_double_up_to_the_cap() {
-        WorkQueueOptions o = WorkQueueOptions.defaults().retryBackoff(Duration.ofSeconds(1), Duration.ofSeconds(5));
+        WorkQueueOptions o = WorkQueueOptions.defaults().withRetryBackoff(Duration.ofSeconds(1), Duration.ofSeconds(5));
         assertThat(o.retryDelay(1)).isEqualTo(Duration.ofSeconds(1));
         assertThat(o.retryDelay(2)).isEqualTo(Duration.ofSeconds(2));
         assertThat(o.retryDelay(3)).isEqualTo(Duration.ofSeconds(4));

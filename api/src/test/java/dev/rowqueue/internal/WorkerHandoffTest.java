@@ -59,9 +59,9 @@ class WorkerHandoffTest {
             }
         };
         try (RowQueues rq = RowQueues.builder(h2).build()) {
-            WorkQueue q = rq.workQueue("handoff", WorkQueueOptions.defaults().leaseDuration(Duration.ofSeconds(30)));
+            WorkQueue q = rq.workQueue("handoff", WorkQueueOptions.defaults().withLeaseDuration(Duration.ofSeconds(30)));
             q.enqueue("a");
-            Worker w = q.worker(job -> { }, WorkerOptions.threads(1).withHeartbeat(Duration.ofMillis(20))
+            Worker w = q.worker(job -> { }, WorkerOptions.defaults().withThreads(1).withHeartbeat(Duration.ofMillis(20))
                     .withListener(listener)).start();
             try {
                 assertTrue(succeeded.await(30, TimeUnit.SECONDS), "the handler's thread never finished");

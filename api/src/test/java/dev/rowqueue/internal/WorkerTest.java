@@ -90,6 +90,32 @@ class WorkerTest {
         }
     }
 
+    /**
+     * {@code worker(handler)} runs with the defaults, and a handler sees one count of attempts: {@code attempt()} is 1
+     * on the first run and {@link dev.rowqueue.Job#failures()} + 1 on every run.
+     */
+    @Test
+    void a_worker_without_options_runs_with_the_defaults_and_attempt_is_failures_plus_one() throws Exception {
+        SwitchedDataSource sds = new SwitchedDataSource("defaults_worker");
+        try (RowQueues rq = RowQueues.builder(sds.ds).build()) {
+            WorkQueue q = rq.workQueue("plain", WorkQueueOptions.defaults()
+                    .withRetryBackoff(Duration.ZERO, Duration.ZERO));
+            q.enqueue("fails once");
+            List<String> seen = new CopyOnWriteArrayList<>();
+            CountDownLatch done = new CountDownLatch(1);
+            try (Worker w = q.worker(job -> {
+                seen.add(job.attempt() + "/" + job.job().failures());
+                if (job.attempt() == 1) {
+                    throw new IllegalStateException("first run fails");
+                }
+                done.countDown();
+            }).start()) {
+                assertTrue(done.await(20, TimeUnit.SECONDS), "the retry ran");
+            }
+            assertEquals(List.of("1/0", "2/1"), seen);
+        }
+    }
+
     @Test
     void a_database_outage_is_retried_with_backoff_and_reported_per_failure_in_a_row() throws Exception {
         SwitchedDataSource sds = new SwitchedDataSource("worker_outage");
@@ -103,7 +129,7 @@ class WorkerTest {
                     consecutive.add(n);
                 }
             };
-            try (Worker w = q.worker(job -> runs.incrementAndGet(), WorkerOptions.threads(2).withListener(listener))
+            try (Worker w = q.worker(job -> runs.incrementAndGet(), WorkerOptions.defaults().withThreads(2).withListener(listener))
                     .start()) {
                 sds.down.set(true);
                 eventually("three failures in a row", () -> consecutive.size() >= 3);
@@ -126,7 +152,7 @@ class WorkerTest {
         CountDownLatch finish = new CountDownLatch(1);
         List<Integer> beats = new CopyOnWriteArrayList<>();
         try (RowQueues rq = RowQueues.builder(sds.ds).build()) {
-            WorkQueue q = rq.workQueue("beats", WorkQueueOptions.defaults().leaseDuration(Duration.ofSeconds(30)));
+            WorkQueue q = rq.workQueue("beats", WorkQueueOptions.defaults().withLeaseDuration(Duration.ofSeconds(30)));
             q.enqueueAll(List.of("a", "b", "c", "d"), dev.rowqueue.Enqueue.defaults());
             WorkerListener listener = new WorkerListener() {
                 @Override
@@ -137,7 +163,7 @@ class WorkerTest {
             try (Worker w = q.worker(job -> {
                 running.countDown();
                 finish.await();
-            }, WorkerOptions.threads(4).withHeartbeat(Duration.ofMillis(100)).withListener(listener)).start()) {
+            }, WorkerOptions.defaults().withThreads(4).withHeartbeat(Duration.ofMillis(100)).withListener(listener)).start()) {
                 assertTrue(running.await(30, TimeUnit.SECONDS));
                 // a beat that read the running jobs before the fourth started may still report: wait for one of 4
                 eventually("a heartbeat of the 4 running jobs", () -> beats.contains(4));
@@ -173,13 +199,13 @@ class WorkerTest {
             long id = q.enqueue("waits for a thread");
             assertTrue(busy.await(10, TimeUnit.SECONDS));
             AtomicInteger runs = new AtomicInteger();
-            Worker w = q.worker(job -> runs.incrementAndGet(), WorkerOptions.threads(1).withExecutor(one)).start();
+            Worker w = q.worker(job -> runs.incrementAndGet(), WorkerOptions.defaults().withThreads(1).withExecutor(one)).start();
             eventually("claimed and handed to the executor", () -> w.running() == 1);
             assertTrue(!w.close(Duration.ofMillis(100)), "the job never finished within the drain");
             List<dev.rowqueue.Job> again = q.claim(1);
             assertEquals(1, again.size(), "given back at once, not left leased");
             assertEquals(id, again.get(0).id());
-            assertEquals(0, again.get(0).attempts(), "no attempt counted");
+            assertEquals(0, again.get(0).failures(), "no attempt counted");
             blocker.countDown();
             one.shutdown();
             assertTrue(one.awaitTermination(10, TimeUnit.SECONDS));
@@ -225,7 +251,7 @@ class WorkerTest {
         try (Worker w = q.worker(job -> {
             TimeUnit.MILLISECONDS.sleep(ms);
             runs.incrementAndGet();
-        }, WorkerOptions.threads(1).withListener(listener)).start()) {
+        }, WorkerOptions.defaults().withThreads(1).withListener(listener)).start()) {
             eventually("every job ran", () -> runs.get() == jobs && q.stats().total() == 0);
         }
         return sizes;
@@ -233,21 +259,21 @@ class WorkerTest {
 
     @Test
     void bad_worker_options_are_refused_before_any_sql() {
-        assertThrows(IllegalArgumentException.class, () -> WorkerOptions.threads(0));
-        assertThrows(IllegalArgumentException.class, () -> WorkerOptions.threads(2).withPrefetch(3));
-        assertThrows(IllegalArgumentException.class, () -> WorkerOptions.threads(2).withPrefetch(-1));
-        assertThrows(IllegalArgumentException.class, () -> WorkerOptions.threads(2).withHeartbeat(Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> WorkerOptions.defaults().withThreads(0));
+        assertThrows(IllegalArgumentException.class, () -> WorkerOptions.defaults().withThreads(2).withPrefetch(3));
+        assertThrows(IllegalArgumentException.class, () -> WorkerOptions.defaults().withThreads(2).withPrefetch(-1));
+        assertThrows(IllegalArgumentException.class, () -> WorkerOptions.defaults().withThreads(2).withHeartbeat(Duration.ZERO));
         assertThrows(IllegalArgumentException.class,
-                () -> WorkerOptions.threads(2).withPrefetchWindow(Duration.ZERO));
-        assertEquals(8, WorkerOptions.threads(8).prefetch(), "1x by default, following the threads");
-        assertEquals(2, WorkerOptions.threads(8).withPrefetch(2).withThreads(4).prefetch());
+                () -> WorkerOptions.defaults().withThreads(2).withPrefetchWindow(Duration.ZERO));
+        assertEquals(8, WorkerOptions.defaults().withThreads(8).prefetch(), "1x by default, following the threads");
+        assertEquals(2, WorkerOptions.defaults().withThreads(8).withPrefetch(2).withThreads(4).prefetch());
         assertThrows(IllegalArgumentException.class,
-                () -> WorkerOptions.threads(2).withDrainTimeout(Duration.ofSeconds(-1)));
-        assertThrows(NullPointerException.class, () -> WorkerOptions.threads(2).withListener(null));
+                () -> WorkerOptions.defaults().withThreads(2).withDrainTimeout(Duration.ofSeconds(-1)));
+        assertThrows(NullPointerException.class, () -> WorkerOptions.defaults().withThreads(2).withListener(null));
         assertThrows(IllegalArgumentException.class,
-                () -> WorkerOptions.threads(2).withLeaseMargin(Duration.ofMillis(-1)));
-        assertThrows(IllegalArgumentException.class,
-                () -> WorkerOptions.threads(2).withLeaseMargin(Duration.ofSeconds(1)).leaseMarginFor(Duration.ofSeconds(1)));
+                () -> WorkerOptions.defaults().withThreads(2).withLeaseMargin(Duration.ofMillis(-1)));
+        assertThrows(IllegalArgumentException.class, () -> WorkerOptions.defaults().withThreads(2)
+                .withLeaseMargin(Duration.ofSeconds(1)).leaseMarginFor(Duration.ofSeconds(1)));
     }
 
     @Test
@@ -255,13 +281,13 @@ class WorkerTest {
         SwitchedDataSource sds = new SwitchedDataSource("worker_once");
         try (RowQueues rq = RowQueues.builder(sds.ds).build()) {
             WorkQueue q = rq.workQueue("once");
-            Worker w = q.worker(job -> { }, WorkerOptions.threads(1)).start();
+            Worker w = q.worker(job -> { }, WorkerOptions.defaults().withThreads(1)).start();
             assertThrows(IllegalStateException.class, w::start);
             assertTrue(w.close(Duration.ofSeconds(5)));
             assertTrue(w.close(Duration.ofSeconds(5)), "close is idempotent");
             try (Connection c = sds.ds.getConnection()) {
                 assertThrows(UnsupportedOperationException.class,
-                        () -> q.using(c).worker(job -> { }, WorkerOptions.threads(1)));
+                        () -> q.using(c).worker(job -> { }, WorkerOptions.defaults().withThreads(1)));
             }
         }
     }

@@ -93,9 +93,9 @@ class SchemaDdlTest {
     void the_safe_ring_leaves_out_its_seq_index_only_where_told() {
         RingTables views = RingTables.of("views");
         SchemaDdl without = new SchemaDdl(STANDARD.toBuilder().ringSeqIndex(false).build());
-        assertThat(without.ring(views, RingOptions.capacity(3))).hasSize(2);
-        assertThat(without.ring(views, RingOptions.capacity(3).strategy(RingStrategy.SINGLE_WRITER))).hasSize(3);
-        assertThat(new SchemaDdl(STANDARD).ring(views, RingOptions.capacity(3))).hasSize(3);
+        assertThat(without.ring(views, RingOptions.ofCapacity(3))).hasSize(2);
+        assertThat(without.ring(views, RingOptions.ofCapacity(3).withStrategy(RingStrategy.SINGLE_WRITER))).hasSize(3);
+        assertThat(new SchemaDdl(STANDARD).ring(views, RingOptions.ofCapacity(3))).hasSize(3);
     }
 
     @Test

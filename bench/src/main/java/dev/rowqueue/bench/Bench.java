@@ -290,7 +290,7 @@ public final class Bench {
             }
             for (boolean prefetch : new boolean[] {false, true}) {
                 int ahead = prefetch ? threads : -1;
-                cell(target, workerRow(false, handler, prefetch), threads, vs, "WorkerOptions.threads(" + threads
+                cell(target, workerRow(false, handler, prefetch), threads, vs, "WorkerOptions.defaults().withThreads(" + threads
                         + ")" + (prefetch ? ".withPrefetch(" + ahead + "), fixed" : " (the defaults: up to 1x ahead,"
                         + " within 100 ms)") + "; "
                         + analyzedNote(target), () -> {
@@ -397,12 +397,12 @@ public final class Bench {
     /** The options of the keyed claim rows. */
     enum KeyedMode {
         /** A per-key limit of 1 (per-key FIFO). */
-        LIMIT_1("maxLeasedPerKey(1)", WorkQueueOptions.defaults().maxLeasedPerKey(1)),
+        LIMIT_1("maxLeasedPerKey(1)", WorkQueueOptions.defaults().withMaxLeasedPerKey(1)),
         /** Fair claims. */
-        FAIR("fairClaims", WorkQueueOptions.defaults().fairClaims(true)),
+        FAIR("fairClaims", WorkQueueOptions.defaults().withFairClaims(true)),
         /** Both. */
-        LIMIT_1_FAIR("maxLeasedPerKey(1) + fairClaims", WorkQueueOptions.defaults().maxLeasedPerKey(1)
-                .fairClaims(true));
+        LIMIT_1_FAIR("maxLeasedPerKey(1) + fairClaims", WorkQueueOptions.defaults().withMaxLeasedPerKey(1)
+                .withFairClaims(true));
 
         final String label;
         final WorkQueueOptions options;

@@ -69,7 +69,7 @@ interface Contender extends AutoCloseable {
 
             @Override
             public String settings() {
-                return "rowqueue: WorkQueue.worker(handler, WorkerOptions.threads(n)) with its defaults (prefetch up"
+                return "rowqueue: WorkQueue.worker(handler, WorkerOptions.defaults().withThreads(n)) with its defaults (prefetch up"
                         + " to 1x within 100 ms; acks ride on the next claim), enqueue / enqueueAll";
             }
 

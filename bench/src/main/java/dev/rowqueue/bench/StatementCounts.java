@@ -54,7 +54,7 @@ final class StatementCounts {
             c.count("ring push (safe), existing group", n, "", () -> ring.push("g", "x"));
             c.count("ring push (safe), new group", n, "", i -> ring.push("new" + i, "x"));
             if (rq.database().capabilities().contains(Capability.SINGLE_WRITER_RING)) {
-                RingQueue single = rq.ring("bench_rt_single", RingOptions.capacity(10).strategy(RingStrategy.SINGLE_WRITER));
+                RingQueue single = rq.ring("bench_rt_single", RingOptions.ofCapacity(10).withStrategy(RingStrategy.SINGLE_WRITER));
                 single.push("g", "warm");
                 c.count("ring push (single writer)", n, "", () -> single.push("g", "x"));
             }
@@ -150,7 +150,7 @@ final class StatementCounts {
         try (dev.rowqueue.Worker worker = queue.worker(job -> {
             handler.run();
             done.countDown();
-        }, dev.rowqueue.WorkerOptions.threads(threads)).start()) {
+        }, dev.rowqueue.WorkerOptions.defaults().withThreads(threads)).start()) {
             if (!done.await(2, java.util.concurrent.TimeUnit.MINUTES)) {
                 throw new IllegalStateException("the worker ran " + (n - done.getCount()) + " of " + n
                         + " jobs in 2 minutes");

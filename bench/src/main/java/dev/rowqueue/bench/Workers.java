@@ -116,9 +116,9 @@ final class Workers {
 
         /** @param prefetch a fixed prefetch, or -1 for the default (1x within the default window) */
         Throughput(int threads, int prefetch, Handler handler, long floor) {
-            this.queue = rq.workQueue(names.fresh("wk"), WorkQueueOptions.defaults().leaseDuration(Duration.ofMinutes(5))).create();
-            this.options = prefetch < 0 ? WorkerOptions.threads(threads)
-                    : WorkerOptions.threads(threads).withPrefetch(prefetch);
+            this.queue = rq.workQueue(names.fresh("wk"), WorkQueueOptions.defaults().withLeaseDuration(Duration.ofMinutes(5))).create();
+            this.options = prefetch < 0 ? WorkerOptions.defaults().withThreads(threads)
+                    : WorkerOptions.defaults().withThreads(threads).withPrefetch(prefetch);
             this.handler = handler;
             this.floor = floor;
         }
@@ -288,7 +288,7 @@ final class Workers {
 
         @Override
         void startConsumer() {
-            worker = queue.worker(job -> started(Long.parseLong(job.payload())), WorkerOptions.threads(threads)).start();
+            worker = queue.worker(job -> started(Long.parseLong(job.payload())), WorkerOptions.defaults().withThreads(threads)).start();
         }
 
         @Override
@@ -317,7 +317,7 @@ final class Workers {
         CountDownLatch finished = new CountDownLatch(threads);
         try (RowQueues counting = RowQueues.builder(counted).build()) {
             String name = names.fresh("wh");
-            WorkQueue queue = counting.workQueue(name, WorkQueueOptions.defaults().leaseDuration(beat.multipliedBy(3))).create();
+            WorkQueue queue = counting.workQueue(name, WorkQueueOptions.defaults().withLeaseDuration(beat.multipliedBy(3))).create();
             queue.enqueueAll(new ArrayList<>(Collections.nCopies(threads, "sleep")), Enqueue.defaults());
             WorkerListener listener = new WorkerListener() {
                 @Override
@@ -331,7 +331,7 @@ final class Workers {
             Worker worker = queue.worker(job -> {
                 Thread.sleep(sleep.toMillis());
                 finished.countDown();
-            }, WorkerOptions.threads(threads).withListener(listener)).start();
+            }, WorkerOptions.defaults().withThreads(threads).withListener(listener)).start();
             try {
                 if (!finished.await(2, TimeUnit.MINUTES)) {
                     throw new IllegalStateException("the sleeping handlers did not end in 2 minutes");

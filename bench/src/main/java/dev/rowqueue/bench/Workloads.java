@@ -186,7 +186,7 @@ final class Workloads {
     // ------------------------------------------------------------------ rowqueue
 
     Harness.Operation ringPush(int groups, int capacity, RingStrategy strategy, int threads) {
-        RingQueue ring = rq.ring(fresh("r"), RingOptions.capacity(capacity).strategy(strategy));
+        RingQueue ring = rq.ring(fresh("r"), RingOptions.ofCapacity(capacity).withStrategy(strategy));
         boolean owned = strategy == RingStrategy.SINGLE_WRITER;
         return (thread, n) -> {
             ring.push(group(groups, thread, n, threads, owned), "payload-" + n);
@@ -228,7 +228,7 @@ final class Workloads {
          * @param keys    how many keys the jobs are spread over, round-robin in enqueue order; 0 for none
          */
         Backlog(long floor, WorkQueueOptions options, int keys) {
-            this.queue = rq.workQueue(fresh("w"), options.leaseDuration(Duration.ofMinutes(5))).create();
+            this.queue = rq.workQueue(fresh("w"), options.withLeaseDuration(Duration.ofMinutes(5))).create();
             this.floor = floor;
             this.keys = keys;
         }
@@ -263,7 +263,7 @@ final class Workloads {
             long done = 0;
             while (done < jobs) {
                 for (int k = 0; k < keys && done < jobs; k++) {
-                    queue.enqueueAll(batch, Enqueue.key("key-" + k));
+                    queue.enqueueAll(batch, Enqueue.defaults().withKey("key-" + k));
                     done += batch.size();
                 }
             }

@@ -143,12 +143,12 @@ final class DemoCommand extends BaseCommand {
     private void workQueue(RowQueues rq) throws SQLException {
         heading("3. A work queue: each job to one reader, retries, a dead letter",
                 "\"mysql 队列 实现并发读\", MySQL queue: concurrent reads");
-        WorkQueue targets = rq.workQueue("targets", WorkQueueOptions.defaults().maxAttempts(2));
-        code("WorkQueue targets = rq.workQueue(\"targets\", WorkQueueOptions.defaults().maxAttempts(2));");
+        WorkQueue targets = rq.workQueue("targets", WorkQueueOptions.defaults().withMaxAttempts(2));
+        code("WorkQueue targets = rq.workQueue(\"targets\", WorkQueueOptions.defaults().withMaxAttempts(2));");
         targets.enqueue("crawl example.org");
-        targets.enqueue("crawl example.com", Enqueue.priority(5));
+        targets.enqueue("crawl example.com", Enqueue.defaults().withPriority(5));
         targets.enqueue("crawl example.net");
-        code("targets.enqueue(\"crawl example.org\"); targets.enqueue(\"crawl example.com\", Enqueue.priority(5));"
+        code("targets.enqueue(\"crawl example.org\"); targets.enqueue(\"crawl example.com\", Enqueue.defaults().withPriority(5));"
                 + " targets.enqueue(\"crawl example.net\");");
         Job a = targets.claim(1).get(0);
         Job b = targets.claim(1).get(0);
@@ -163,10 +163,10 @@ final class DemoCommand extends BaseCommand {
         code("targets.nack(b, Duration.ZERO, \"HTTP 503 ...\");  // failed attempt 1 of 2: retried");
         show(jobs);
         List<Job> again = targets.claim(2);
-        code("targets.claim(2);   // " + again.stream().map(j -> "'" + j.payload() + "' (attempts " + j.attempts()
+        code("targets.claim(2);   // " + again.stream().map(j -> "'" + j.payload() + "' (attempts " + j.failures()
                 + ")").toList());
         for (Job j : again) {
-            if (j.attempts() > 0) {
+            if (j.failures() > 0) {
                 targets.nack(j, Duration.ZERO, "HTTP 503 Service Unavailable");
                 code("targets.nack(...)   // '" + j.payload() + "' failed its 2nd attempt: it is dead now");
             } else {
@@ -187,13 +187,13 @@ final class DemoCommand extends BaseCommand {
     /** "Endless loops": batches of 10 in id order behind a cursor, skipping dead jobs and wrapping around. */
     private void rotation(RowQueues rq) throws SQLException {
         heading("4. Endless rotation: batches of 10 that wrap around", "Quassnoi, \"Endless loops\", EXPLAIN EXTENDED");
-        WorkQueue queue = rq.workQueue("t_queue", WorkQueueOptions.defaults().maxAttempts(3));
+        WorkQueue queue = rq.workQueue("t_queue", WorkQueueOptions.defaults().withMaxAttempts(3));
         List<String> messages = new ArrayList<>();
         for (int i = 1; i <= 20; i++) {
             messages.add("Message " + i);
         }
         List<Long> ids = queue.enqueueAll(messages, Enqueue.defaults());
-        code("WorkQueue queue = rq.workQueue(\"t_queue\", WorkQueueOptions.defaults().maxAttempts(3));");
+        code("WorkQueue queue = rq.workQueue(\"t_queue\", WorkQueueOptions.defaults().withMaxAttempts(3));");
         code("queue.enqueueAll([\"Message 1\", ..., \"Message 20\"]);");
         Set<Long> failing = Set.of(ids.get(4), ids.get(9), ids.get(14));
         say("Each batch is queue.rotate(\"sender\", 10). Messages 5, 10 and 15 fail to send on every try (nack);"
@@ -227,7 +227,7 @@ final class DemoCommand extends BaseCommand {
         Terminal t = terminal();
         t.println(t.dim("rowqueue> ") + "queue.rotate(\"sender\", 10);   // batch " + n);
         Table table = new Table("id", "header", "attempt");
-        batch.forEach(j -> table.row(j.id(), j.payload(), j.attempts()));
+        batch.forEach(j -> table.row(j.id(), j.payload(), j.failures()));
         t.print(table);
         t.println(batch.size() + " rows fetched\n");
     }

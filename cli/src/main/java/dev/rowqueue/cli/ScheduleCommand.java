@@ -106,19 +106,19 @@ final class ScheduleCommand extends GroupCommand {
 
         @Override
         int run(Schedules schedules) {
-            ScheduleOptions o = ScheduleOptions.queue(queue);
+            ScheduleOptions o = ScheduleOptions.forQueue(queue);
             Catalog.require(rq, queue, dev.rowqueue.QueueKind.WORK);
             if (payload != null) {
-                o = o.payload(payload);
+                o = o.withPayload(payload);
             }
             if (key != null) {
-                o = o.key(key);
+                o = o.withKey(key);
             }
             if (zone != null) {
-                o = o.zone(zone);
+                o = o.withZone(zone);
             }
             if (missed != null) {
-                o = o.missed(MissedSlots.parse(missed));
+                o = o.withMissed(MissedSlots.parse(missed));
             }
             ScheduleInfo info = replace
                     ? schedules.replace(name, spec, o)

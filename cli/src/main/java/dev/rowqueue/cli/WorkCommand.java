@@ -114,7 +114,7 @@ final class WorkCommand extends GroupCommand {
         int run(WorkQueue queue) {
             List<Job> dead = queue.deadLetters(limit);
             Table table = new Table("id", "attempts", "priority", "enqueued at", "last error", "payload");
-            dead.forEach(j -> table.row(j.id(), j.attempts(), j.priority(), j.enqueuedAt(), j.lastError(),
+            dead.forEach(j -> table.row(j.id(), j.failures(), j.priority(), j.enqueuedAt(), j.lastError(),
                     j.payload()));
             terminal().println("work queue " + queue.name() + ": " + dead.size() + " dead"
                     + (dead.size() == limit ? " (limit reached; see --limit)" : ""));

@@ -41,7 +41,7 @@ class ConsoleCommandTest {
     void database() {
         url = "jdbc:h2:file:" + dir.resolve("app").toAbsolutePath();
         try (RowQueues rq = RowQueues.builder(new DriverManagerDataSource(url, null, null)).build()) {
-            WorkQueue mail = rq.workQueue("mail", WorkQueueOptions.defaults().maxAttempts(1));
+            WorkQueue mail = rq.workQueue("mail", WorkQueueOptions.defaults().withMaxAttempts(1));
             deadId = mail.enqueue("hello");
             Job job = mail.claim(1).get(0);
             mail.nack(job, Duration.ZERO, "boom");

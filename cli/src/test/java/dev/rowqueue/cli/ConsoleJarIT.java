@@ -35,7 +35,7 @@ class ConsoleJarIT {
         String url = "jdbc:h2:file:" + dir.resolve("app").toAbsolutePath();
         long id;
         try (RowQueues rq = RowQueues.builder(new DriverManagerDataSource(url, null, null)).build()) {
-            WorkQueue mail = rq.workQueue("mail", WorkQueueOptions.defaults().maxAttempts(1));
+            WorkQueue mail = rq.workQueue("mail", WorkQueueOptions.defaults().withMaxAttempts(1));
             id = mail.enqueue("hello");
             Job job = mail.claim(1).get(0);
             mail.nack(job, Duration.ZERO, "boom");

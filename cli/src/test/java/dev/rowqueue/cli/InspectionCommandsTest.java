@@ -75,7 +75,7 @@ class InspectionCommandsTest {
 
     @Test
     void work_stats_by_key_counts_each_keys_jobs_and_work_enqueue_takes_keys() {
-        WorkQueue mail = rq.workQueue("mail", WorkQueueOptions.defaults().maxLeasedPerKey(1)).create();
+        WorkQueue mail = rq.workQueue("mail", WorkQueueOptions.defaults().withMaxLeasedPerKey(1)).create();
         Cli.Result keyed = cli("work", "enqueue", "mail", "a", "b", "--key", "tenant-7");
         assertEquals(0, keyed.code(), keyed::toString);
         Cli.Result unique = cli("work", "enqueue", "mail", "c", "--key", "tenant-8", "--unique");
@@ -153,10 +153,10 @@ class InspectionCommandsTest {
 
     @Test
     void work_stats_dead_revive_and_enqueue() {
-        WorkQueue mail = rq.workQueue("mail", WorkQueueOptions.defaults().maxAttempts(1));
+        WorkQueue mail = rq.workQueue("mail", WorkQueueOptions.defaults().withMaxAttempts(1));
         long hello = mail.enqueue("hello");
-        mail.enqueue("later", Enqueue.delayed(Duration.ofHours(1)));
-        long poison = mail.enqueue("poison", Enqueue.priority(9));
+        mail.enqueue("later", Enqueue.defaults().withDelay(Duration.ofHours(1)));
+        long poison = mail.enqueue("poison", Enqueue.defaults().withPriority(9));
         Job job = mail.claim(1).get(0);
         assertEquals(poison, job.id());
         mail.nack(job, Duration.ZERO, "SMTP 550 | no such user");

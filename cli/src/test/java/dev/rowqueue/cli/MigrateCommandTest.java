@@ -100,7 +100,7 @@ class MigrateCommandTest {
         Endpoint from = database();
         Endpoint to = database();
         try (Endpoint.Opened src = from.open(true)) {
-            src.rq().ring("solo", RingOptions.capacity(3).strategy(RingStrategy.SINGLE_WRITER)).push("g", "x");
+            src.rq().ring("solo", RingOptions.ofCapacity(3).withStrategy(RingStrategy.SINGLE_WRITER)).push("g", "x");
             src.rq().counters("votes").increment("yes");
         }
         Cli.Result r = migrate(from, to, "--to-dialect", "portable");
@@ -113,7 +113,7 @@ class MigrateCommandTest {
         Cli.Result same = migrate(from, h2Target, "--queue", "solo");
         assertEquals(0, same.code(), same::toString);
         try (Endpoint.Opened dst = h2Target.open(false)) {
-            RingQueue solo = dst.rq().ring("solo", RingOptions.capacity(3).strategy(RingStrategy.SINGLE_WRITER));
+            RingQueue solo = dst.rq().ring("solo", RingOptions.ofCapacity(3).withStrategy(RingStrategy.SINGLE_WRITER));
             assertEquals(2, solo.push("g", "y"), "the single-writer ring continues from its entries");
         }
     }

@@ -81,19 +81,19 @@ final class MigrationFixture {
         }
         lastSeq.putAll(Map.of("a", 5L, "A", 2L, "b", 1L, "c", 2L));
 
-        WorkQueue w = rq.workQueue(work, WorkQueueOptions.defaults().maxAttempts(3));
+        WorkQueue w = rq.workQueue(work, WorkQueueOptions.defaults().withMaxAttempts(3));
         long low = w.enqueue("low");
-        high = w.enqueue("high", Enqueue.priority(9));
-        mid = w.enqueue("mid", Enqueue.priority(5));
-        w.enqueue("later", Enqueue.delayed(Duration.ofHours(1)));
+        high = w.enqueue("high", Enqueue.defaults().withPriority(9));
+        mid = w.enqueue("mid", Enqueue.defaults().withPriority(5));
+        w.enqueue("later", Enqueue.defaults().withDelay(Duration.ofHours(1)));
         List<Long> bulk = w.enqueueAll(List.of("bulk 5", "bulk 6", "bulk 7"), Enqueue.defaults());
         Job first = w.claim(1).get(0);
         assertEquals(high, first.id());
         assertTrue(w.nack(first, Duration.ZERO, "HTTP 500"));
         List<Job> leased = w.claim(2); // stay leased: they must arrive ready
         assertEquals(List.of(high, mid), leased.stream().map(Job::id).toList());
-        poison = w.enqueue("poison", Enqueue.priority(8));
-        WorkQueue strict = rq.workQueue(work, WorkQueueOptions.defaults().maxAttempts(1));
+        poison = w.enqueue("poison", Enqueue.defaults().withPriority(8));
+        WorkQueue strict = rq.workQueue(work, WorkQueueOptions.defaults().withMaxAttempts(1));
         Job p = strict.claim(1).get(0);
         assertEquals(poison, p.id());
         assertTrue(strict.nack(p, Duration.ZERO, "poison pill"));
@@ -129,18 +129,18 @@ final class MigrationFixture {
             assertEquals(e.getValue() + 1, r.push(e.getKey(), "next"), "group " + e.getKey() + " keeps numbering");
         }
 
-        WorkQueue w = rq.workQueue(work, WorkQueueOptions.defaults().maxAttempts(3));
+        WorkQueue w = rq.workQueue(work, WorkQueueOptions.defaults().withMaxAttempts(3));
         assertEquals(new QueueStats(6, 1, 0, 1), w.stats(), "the two leased jobs arrive ready");
         List<Job> dead = w.deadLetters(10);
         assertEquals(1, dead.size());
-        assertEquals(List.of(poison, 1, "poison", "poison pill"), List.of(dead.get(0).id(), dead.get(0).attempts(),
+        assertEquals(List.of(poison, 1, "poison", "poison pill"), List.of(dead.get(0).id(), dead.get(0).failures(),
                 dead.get(0).payload(), dead.get(0).lastError()));
         List<Job> rotated = w.rotate("sender", 1);
         assertEquals(List.of(cursorNext), rotated.stream().map(Job::id).toList(), "the rotation cursor moved along");
         rotated.forEach(w::release);
         List<Job> claimed = w.claim(100);
         assertEquals(List.of(high, mid), claimed.subList(0, 2).stream().map(Job::id).toList(), "priorities kept");
-        assertEquals(1, claimed.get(0).attempts(), "attempts kept");
+        assertEquals(1, claimed.get(0).failures(), "attempts kept");
         assertEquals("HTTP 500", claimed.get(0).lastError(), "last error kept");
         Set<Long> rest = new HashSet<>(claimed.subList(2, claimed.size()).stream().map(Job::id).toList());
         assertEquals(ready, rest);

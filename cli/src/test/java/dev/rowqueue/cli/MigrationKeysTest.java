@@ -121,7 +121,7 @@ class MigrationKeysTest {
         WorkQueue mail = from.rq().workQueue("mail");
         mail.enqueue("hello");
         mail.rotate("sender", 1).forEach(mail::release);
-        mail.enqueue("keyed", dev.rowqueue.Enqueue.key("tenant").unique());
+        mail.enqueue("keyed", dev.rowqueue.Enqueue.defaults().withKey("tenant").unique());
         assertEquals(List.of("enc:article-1", "enc:article-1", "enc:article-2"),
                 column(from, "SELECT grp FROM views ORDER BY grp, seq"), "the source stores keys encoded");
 
@@ -151,7 +151,7 @@ class MigrationKeysTest {
         assertEquals(List.of("0", "1"), column(to, "SELECT key_seq FROM mail ORDER BY id"));
         WorkQueue moved = to.rq().workQueue("mail");
         long held = Long.parseLong(column(to, "SELECT id FROM mail WHERE job_key IS NOT NULL").get(0));
-        assertEquals(held, moved.enqueue("again", dev.rowqueue.Enqueue.key("tenant").unique()),
+        assertEquals(held, moved.enqueue("again", dev.rowqueue.Enqueue.defaults().withKey("tenant").unique()),
                 "the unique key still names the live job on the target");
     }
 

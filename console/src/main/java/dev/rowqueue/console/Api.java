@@ -69,7 +69,7 @@ final class Api {
     static void jobs(Json j, List<Job> jobs) {
         j.beginArray();
         for (Job job : jobs) {
-            j.beginObject().field("id", job.id()).field("priority", job.priority()).field("attempts", job.attempts())
+            j.beginObject().field("id", job.id()).field("priority", job.priority()).field("attempts", job.failures())
                     .field("enqueuedAt", job.enqueuedAt()).field("key", job.key()).field("lastError", job.lastError())
                     .field("payload", job.payload()).endObject();
         }
@@ -79,7 +79,7 @@ final class Api {
     /** Writes a job as an object: every field of {@link JobInfo}, the whole payload and error. */
     static void job(Json j, JobInfo job) {
         j.beginObject().field("id", job.id()).field("state", job.state().name().toLowerCase(Locale.ROOT))
-                .field("priority", job.priority()).field("attempts", job.attempts())
+                .field("priority", job.priority()).field("attempts", job.failures())
                 .field("enqueuedAt", job.enqueuedAt()).field("dueAt", job.dueAt())
                 .field("leaseUntil", job.leaseUntil());
         j.name("leaseToken");

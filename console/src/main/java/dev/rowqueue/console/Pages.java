@@ -385,7 +385,7 @@ final class Pages {
             for (Job j : dead) {
                 c.open("tr", "id", "job-" + j.id());
                 c.open("td", "class", "num").num(j.id()).close("td");
-                c.open("td", "class", "num").num(j.attempts()).close("td");
+                c.open("td", "class", "num").num(j.failures()).close("td");
                 c.open("td", "class", "num").num(j.priority()).close("td");
                 c.el("td", j.key() == null ? "—" : j.key(), "class", j.key() == null ? "muted" : "key");
                 c.open("td").raw(time(j.enqueuedAt())).close("td");
@@ -471,7 +471,7 @@ final class Pages {
                 c.open("td", "class", "num").open("a", "href", base + "/jobs/" + j.id()).num(j.id()).close("a")
                         .close("td");
                 c.el("td", j.state().name().toLowerCase(java.util.Locale.ROOT), "class", "state");
-                c.open("td", "class", "num").num(j.attempts()).close("td");
+                c.open("td", "class", "num").num(j.failures()).close("td");
                 c.open("td", "class", "num").num(j.priority()).close("td");
                 c.el("td", j.key() == null ? "—" : j.key(), "class", j.key() == null ? "muted" : "key");
                 Instant when = j.leaseUntil() != null ? j.leaseUntil() : j.dueAt();
@@ -511,7 +511,7 @@ final class Pages {
         }
         c.open("dl", "class", "fields");
         c.el("dt", "State").el("dd", state, "class", "state");
-        c.el("dt", "Attempts").open("dd").num(j.attempts()).close("dd");
+        c.el("dt", "Attempts").open("dd").num(j.failures()).close("dd");
         c.el("dt", "Priority").open("dd").num(j.priority()).close("dd");
         c.el("dt", "Enqueued").open("dd").raw(time(j.enqueuedAt())).close("dd");
         if (j.dueAt() != null) {

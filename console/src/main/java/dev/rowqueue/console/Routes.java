@@ -169,7 +169,7 @@ final class Routes {
         String state = call.request().query("state");
         JobQuery query;
         if (state == null || state.isEmpty()) {
-            query = JobQuery.state(JobState.READY);
+            query = JobQuery.all().withState(JobState.READY);
         } else if (state.equals("all")) {
             query = JobQuery.all();
         } else {
@@ -180,7 +180,7 @@ final class Routes {
                 case "dead" -> JobState.DEAD;
                 default -> throw new HttpError(400, "state is one of ready, scheduled, leased, dead or all.");
             };
-            query = JobQuery.state(s);
+            query = JobQuery.all().withState(s);
         }
         String order = call.request().query("order");
         if (order == null || order.isEmpty() || order.equals("oldest")) {
@@ -193,9 +193,9 @@ final class Routes {
             if (key.length() > 200) {
                 throw new HttpError(400, "A key has at most 200 characters.");
             }
-            query = query.key(key);
+            query = query.withKey(key);
         }
-        query = query.limit(intParam(call, "limit", defaultLimit, 1, JobQuery.MAX_LIMIT));
+        query = query.withLimit(intParam(call, "limit", defaultLimit, 1, JobQuery.MAX_LIMIT));
         String after = call.request().query("after");
         if (after != null && !after.isEmpty()) {
             long id;
@@ -207,7 +207,7 @@ final class Routes {
             if (id < 0) {
                 throw new HttpError(400, "after is a job id.");
             }
-            query = query.after(id);
+            query = query.withAfter(id);
         }
         return query;
     }

@@ -125,7 +125,7 @@ final class RowQueuesConsoleData implements ConsoleData {
 
     private Instant oldestReadyDue(String workQueue) {
         return cached("oldest:" + workQueue, () -> {
-            List<JobInfo> first = work(workQueue).jobs(JobQuery.state(JobState.READY).oldestFirst().limit(1)).jobs();
+            List<JobInfo> first = work(workQueue).jobs(JobQuery.all().withState(JobState.READY).oldestFirst().withLimit(1)).jobs();
             return first.isEmpty() ? null : first.get(0).dueAt();
         });
     }

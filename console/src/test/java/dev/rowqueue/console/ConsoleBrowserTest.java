@@ -81,7 +81,7 @@ class ConsoleBrowserTest {
     void an_operator_sees_every_queue_and_a_work_queue_in_detail() {
         ConsoleFixture f = console(b -> b);
         dev.rowqueue.WorkQueue outgoing = f.rq.workQueue("outgoing_mail", dev.rowqueue.WorkQueueOptions.defaults()
-                .maxAttempts(1));
+                .withMaxAttempts(1));
         ConsoleFixture.dead(outgoing, "{\"to\":\"ann@example.com\",\"template\":\"welcome\"}",
                 "SMTPException: 550 5.1.1 <ann@example.com>: mailbox unavailable");
         ConsoleFixture.dead(outgoing, "{\"to\":\"bo@example.org\",\"template\":\"invoice\",\"invoice\":7731}",
@@ -92,7 +92,7 @@ class ConsoleBrowserTest {
         }
         outgoing.claim(3);
         for (int i = 0; i < 7; i++) {
-            outgoing.enqueue("{\"template\":\"reminder\"}", dev.rowqueue.Enqueue.delayed(java.time.Duration.ofHours(1)));
+            outgoing.enqueue("{\"template\":\"reminder\"}", dev.rowqueue.Enqueue.defaults().withDelay(java.time.Duration.ofHours(1)));
         }
         dev.rowqueue.WorkQueue webhooks = f.rq.workQueue("webhooks");
         webhooks.enqueueAll(java.util.Collections.nCopies(1205, "{\"event\":\"order.paid\"}"),
@@ -156,7 +156,7 @@ class ConsoleBrowserTest {
     @Test
     void an_operator_finds_a_scheduled_job_and_cancels_it() {
         ConsoleFixture f = console(b -> b);
-        long later = f.mail.jobs(dev.rowqueue.JobQuery.state(dev.rowqueue.JobState.SCHEDULED)).jobs().get(0).id();
+        long later = f.mail.jobs(dev.rowqueue.JobQuery.all().withState(dev.rowqueue.JobState.SCHEDULED)).jobs().get(0).id();
         signIn(f, "/queues/mail");
         browser.driver.findElement(By.linkText("scheduled")).click();
         browser.awaitLocation("/queues/mail/jobs?state=scheduled");
@@ -328,8 +328,8 @@ class ConsoleBrowserTest {
     void an_operator_pauses_resumes_and_triggers_a_schedule_whose_template_shows_as_text() {
         ConsoleFixture f = console(b -> b);
         try (dev.rowqueue.RowQueues admin = dev.rowqueue.RowQueues.builder(f.dataSource).scheduler(false).build()) {
-            admin.schedules().define("nightly-report", "0 3 * * *", dev.rowqueue.ScheduleOptions.queue("mail")
-                    .zone("Europe/Berlin").payload(ConsoleFixture.SCRIPT));
+            admin.schedules().define("nightly-report", "0 3 * * *", dev.rowqueue.ScheduleOptions.forQueue("mail")
+                    .withZone("Europe/Berlin").withPayload(ConsoleFixture.SCRIPT));
         }
         signIn(f, "/");
         browser.driver.findElement(By.linkText("Schedules")).click();

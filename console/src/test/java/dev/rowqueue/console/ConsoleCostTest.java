@@ -37,9 +37,9 @@ class ConsoleCostTest {
         counting = new CountingDataSource(new DriverManagerDataSource(url, "sa", ""));
         // activity is read, not recorded here: a minute's write of this instance would land in the counts
         rq = RowQueues.builder(counting).recordActivity(false).build();
-        ConsoleFixture.dead(rq.workQueue("mail", WorkQueueOptions.defaults().maxAttempts(1)), "x", "boom");
+        ConsoleFixture.dead(rq.workQueue("mail", WorkQueueOptions.defaults().withMaxAttempts(1)), "x", "boom");
         for (String name : List.of("mail", "webhooks", "reports")) {
-            rq.workQueue(name, WorkQueueOptions.defaults().maxAttempts(1)).enqueueAll(List.of("a", "b"),
+            rq.workQueue(name, WorkQueueOptions.defaults().withMaxAttempts(1)).enqueueAll(List.of("a", "b"),
                     dev.rowqueue.Enqueue.defaults());
         }
         rq.ring("recent_views", 10).push("article-1", "alice");
@@ -111,8 +111,8 @@ class ConsoleCostTest {
         assertEquals(1, statements("/schedules"), "no schedule tables: one probe, and nothing created");
         assertEquals(0, statements("/schedules", "/api/schedules"), "more tabs, the JSON API: the same read");
         try (RowQueues other = RowQueues.builder(counting).scheduler(false).recordActivity(false).build()) {
-            other.schedules().define("nightly", "0 3 * * *", ScheduleOptions.queue("mail"));
-            other.schedules().define("often", "rate:PT1M", ScheduleOptions.queue("reports"));
+            other.schedules().define("nightly", "0 3 * * *", ScheduleOptions.forQueue("mail"));
+            other.schedules().define("often", "rate:PT1M", ScheduleOptions.forQueue("reports"));
         }
         clock.addAndGet(INTERVAL);
         long first = statements("/schedules"); // the tables found and checked: once per process

@@ -39,13 +39,13 @@ final class ConsoleFixture implements AutoCloseable {
         url = "jdbc:h2:mem:console_" + UUID.randomUUID().toString().replace("-", "") + ";DB_CLOSE_DELAY=-1";
         dataSource = new DriverManagerDataSource(url, "sa", "");
         rq = RowQueues.builder(dataSource).build();
-        mail = rq.workQueue("mail", WorkQueueOptions.defaults().maxAttempts(1));
+        mail = rq.workQueue("mail", WorkQueueOptions.defaults().withMaxAttempts(1));
         dead = List.of(
                 dead(mail, "hello bob", "SMTP 550 mailbox unavailable"),
                 dead(mail, SCRIPT, "<img src=x onerror=alert(2)>"),
                 dead(mail, "{\"to\":\"carol@example.com\",\"body\":\"" + "x".repeat(300) + "\"}", "timeout\nat line 2"));
         mail.enqueue("ready one");
-        mail.enqueue("later", Enqueue.defaults().delay(Duration.ofHours(1)));
+        mail.enqueue("later", Enqueue.defaults().withDelay(Duration.ofHours(1)));
         rq.ring("fruit", 5).pushAll("basket", List.of("apples", "pears", "<b>plums</b>"));
         rq.ring("fruit", 5).push("\"><script>alert(3)</script>", "evil group");
         rq.counters("booksales").increment("Bulldozer", 13);

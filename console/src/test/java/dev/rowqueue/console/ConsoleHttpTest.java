@@ -215,7 +215,7 @@ class ConsoleHttpTest {
             assertEquals(404, h.post("/queues/mail/dead/purge", form("csrf", csrf, "confirm", "mail"), "Cookie",
                     h.cookie).statusCode());
             assertEquals(404, h.post("/api/queues/mail/dead/revive-all", Map.of(), "Authorization", auth).statusCode());
-            long ready = ro.mail.jobs(JobQuery.state(JobState.READY)).jobs().get(0).id();
+            long ready = ro.mail.jobs(JobQuery.all().withState(JobState.READY)).jobs().get(0).id();
             String job = h.get("/queues/mail/jobs/" + ready, "Cookie", h.cookie).body();
             assertFalse(job.contains("/cancel"), job);
             assertEquals(1, job.split("method=\"post\"", -1).length - 1, "only the sign-out form");
@@ -264,7 +264,7 @@ class ConsoleHttpTest {
     @Test
     void jobs_are_listed_by_state_found_by_id_or_key_and_shown_whole_and_escaped() {
         String auth = "Bearer " + ConsoleFixture.TOKEN;
-        long keyed = f.mail.enqueue("<b>keyed</b>", Enqueue.key("tenant <7>"));
+        long keyed = f.mail.enqueue("<b>keyed</b>", Enqueue.defaults().withKey("tenant <7>"));
         String ready = http.get("/queues/mail/jobs?state=ready", "Authorization", auth).body();
         assertTrue(ready.contains("ready jobs, oldest first"), ready);
         assertTrue(ready.contains("<code class=\"payload\">ready one</code>"), ready);
@@ -318,7 +318,7 @@ class ConsoleHttpTest {
 
     @Test
     void a_scheduled_job_is_cancelled_by_a_post_with_its_csrf_token_and_a_leased_one_is_refused() {
-        long later = f.mail.jobs(JobQuery.state(JobState.SCHEDULED)).jobs().get(0).id();
+        long later = f.mail.jobs(JobQuery.all().withState(JobState.SCHEDULED)).jobs().get(0).id();
         http.signIn(ConsoleFixture.TOKEN);
         String page = http.get("/queues/mail/jobs/" + later, "Cookie", http.cookie).body();
         assertTrue(page.contains("action=\"/queues/mail/jobs/" + later + "/cancel\""), page);

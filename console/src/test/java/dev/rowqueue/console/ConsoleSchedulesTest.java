@@ -54,9 +54,9 @@ class ConsoleSchedulesTest {
 
     private static Schedules define(RowQueues rq) {
         Schedules s = rq.schedules();
-        s.define("nightly-report", "0 3 * * *", ScheduleOptions.queue("mail").zone("Europe/Berlin")
-                .payload(EVIL_PAYLOAD).key("k<{slot}>").missed(MissedSlots.each(5)));
-        s.define("sweep", Schedule.every(Duration.ofHours(1)), ScheduleOptions.queue("mail"));
+        s.define("nightly-report", "0 3 * * *", ScheduleOptions.forQueue("mail").withZone("Europe/Berlin")
+                .withPayload(EVIL_PAYLOAD).withKey("k<{slot}>").withMissed(MissedSlots.each(5)));
+        s.define("sweep", Schedule.every(Duration.ofHours(1)), ScheduleOptions.forQueue("mail"));
         s.pause("sweep");
         return s;
     }

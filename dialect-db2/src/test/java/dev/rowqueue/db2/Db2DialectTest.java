@@ -131,7 +131,7 @@ class Db2DialectTest {
         for (Db2Dialect d : List.of(dialect(11, 5), dialect(12, 1))) {
             assertEquals(List.of(CATALOG), d.ddl().catalog());
             for (RingStrategy s : List.of(RingStrategy.SAFE, RingStrategy.SINGLE_WRITER)) {
-                assertEquals(RING, d.ddl().ring(RingTables.of("views"), RingOptions.capacity(10).strategy(s)));
+                assertEquals(RING, d.ddl().ring(RingTables.of("views"), RingOptions.ofCapacity(10).withStrategy(s)));
             }
             assertEquals(WORK, d.ddl().work(WorkTables.of("mail")));
             assertEquals(List.of("ALTER TABLE mail ADD COLUMN job_key VARCHAR(601) FOR BIT DATA",
@@ -151,7 +151,7 @@ class Db2DialectTest {
         String name = "q".repeat(RowQueues.MAX_NAME_LENGTH);
         Db2Dialect d = dialect(11, 5);
         List<String> ddl = new ArrayList<>(d.ddl().catalog());
-        ddl.addAll(d.ddl().ring(RingTables.of(name), RingOptions.capacity(3)));
+        ddl.addAll(d.ddl().ring(RingTables.of(name), RingOptions.ofCapacity(3)));
         ddl.addAll(d.ddl().work(WorkTables.of(name)));
         ddl.addAll(d.ddl().counters(CounterTable.of(name)));
         for (String statement : ddl) {

@@ -71,8 +71,8 @@ class Db2EmulatedH2Test {
     @DisplayName("emulated (H2 MODE=DB2): the DDL of every kind and strategy executes")
     void emulated_ddl_of_every_kind_and_strategy_executes() throws SQLException {
         List<String> ddl = new ArrayList<>(dialect.ddl().catalog());
-        ddl.addAll(dialect.ddl().ring(RingTables.of("views"), RingOptions.capacity(5)));
-        ddl.addAll(dialect.ddl().ring(RingTables.of("fruit"), RingOptions.capacity(5).strategy(RingStrategy.SINGLE_WRITER)));
+        ddl.addAll(dialect.ddl().ring(RingTables.of("views"), RingOptions.ofCapacity(5)));
+        ddl.addAll(dialect.ddl().ring(RingTables.of("fruit"), RingOptions.ofCapacity(5).withStrategy(RingStrategy.SINGLE_WRITER)));
         ddl.addAll(dialect.ddl().work(WorkTables.of("mail")));
         ddl.addAll(dialect.ddl().counters(CounterTable.of("sales")));
         execute(ddl);
@@ -107,14 +107,14 @@ class Db2EmulatedH2Test {
     @Test
     @DisplayName("emulated (H2 MODE=DB2): the ring head is bumped through FINAL TABLE (UPDATE), created when missing")
     void emulated_head_bump() throws SQLException {
-        execute(dialect.ddl().ring(RingTables.of("views"), RingOptions.capacity(3)));
+        execute(dialect.ddl().ring(RingTables.of("views"), RingOptions.ofCapacity(3)));
         Db2Dialect clocked = new Db2Dialect(dialect.product()) { // H2 has no DAYS(): time as a bound parameter
             @Override
             public SqlForms sqlForms() {
                 return super.sqlForms().withNow(":now");
             }
         };
-        RingStore store = clocked.ringStore(RingTables.of("views"), RingOptions.capacity(3));
+        RingStore store = clocked.ringStore(RingTables.of("views"), RingOptions.ofCapacity(3));
         c.setAutoCommit(false);
         try {
             assertArrayEquals(new long[] {1, 2}, store.push("g", List.of("a", "b")).run(c),

@@ -42,7 +42,7 @@ class Db2StatementsTest {
     static final String KEY = "VARCHAR(601) FOR BIT DATA";
 
     private final Db2Dialect dialect = Db2DialectTest.dialect(11, 5);
-    private final RingStore ring = dialect.ringStore(RingTables.of("views"), RingOptions.capacity(3));
+    private final RingStore ring = dialect.ringStore(RingTables.of("views"), RingOptions.ofCapacity(3));
     private final WorkStore work = dialect.workStore(WorkTables.of("mail"));
     private final CounterStore counters = dialect.counterStore(CounterTable.of("sales"));
 
@@ -125,8 +125,8 @@ class Db2StatementsTest {
 
     @Test
     void the_single_writer_strategy_is_the_articles_merge_then_a_read_of_the_last_number() throws SQLException {
-        RingStore sw = dialect.ringStore(RingTables.of("views"), RingOptions.capacity(3)
-                .strategy(RingStrategy.SINGLE_WRITER));
+        RingStore sw = dialect.ringStore(RingTables.of("views"), RingOptions.ofCapacity(3)
+                .withStrategy(RingStrategy.SINGLE_WRITER));
         ScriptedConnection c = new ScriptedConnection().updated(1).rows(row("max", 9L));
         assertArrayEquals(new long[] {9}, run(sw.push("g", List.of("a")), c));
         assertEquals(List.of("MERGE INTO views e USING (SELECT CAST(? AS " + KEY + ") AS grp, COALESCE(MAX(seq), 0) + 1"

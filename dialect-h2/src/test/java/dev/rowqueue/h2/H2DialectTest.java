@@ -45,12 +45,12 @@ class H2DialectTest {
     @Test
     void the_ring_ddl_is_idempotent_and_uses_the_shared_column_names() {
         H2Dialect d = new H2Dialect(DatabaseProduct.assumed("H2", 2, 3));
-        String ddl = String.join(";", d.ddl().ring(RingTables.of("recent_views"), RingOptions.capacity(10)));
+        String ddl = String.join(";", d.ddl().ring(RingTables.of("recent_views"), RingOptions.ofCapacity(10)));
         assertTrue(ddl.contains("CREATE TABLE IF NOT EXISTS recent_views (grp VARCHAR(200) NOT NULL, slot INTEGER"), ddl);
         assertTrue(ddl.contains("CREATE TABLE IF NOT EXISTS recent_views_head (grp VARCHAR(200) NOT NULL, last_seq BIGINT"), ddl);
         assertFalse(ddl.contains("recent_views_seq"), "the safe strategy reads the newest entries through the head row");
         String singleWriter = String.join(";", d.ddl().ring(RingTables.of("recent_views"),
-                RingOptions.capacity(10).strategy(RingStrategy.SINGLE_WRITER)));
+                RingOptions.ofCapacity(10).withStrategy(RingStrategy.SINGLE_WRITER)));
         assertTrue(singleWriter.contains("CREATE UNIQUE INDEX IF NOT EXISTS recent_views_seq ON recent_views (grp, seq)"),
                 "the single writer's MAX(seq) needs the index: " + singleWriter);
     }

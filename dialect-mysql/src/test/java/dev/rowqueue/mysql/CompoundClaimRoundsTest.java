@@ -46,7 +46,7 @@ class CompoundClaimRoundsTest extends EmbeddedServerTest {
         String queue = name("rounds", 0);
         SecondRoundFails ds = new SecondRoundFails(pools.get(EmbeddedMariaDb.Driver.MARIADB));
         try (RowQueues rq = RowQueues.builder(ds).retry(RetryPolicy.none()).build()) {
-            WorkQueue q = rq.workQueue(queue, WorkQueueOptions.defaults().leaseDuration(Duration.ofHours(1)));
+            WorkQueue q = rq.workQueue(queue, WorkQueueOptions.defaults().withLeaseDuration(Duration.ofHours(1)));
             List<String> payloads = new ArrayList<>();
             for (int i = 0; i < 40; i++) {
                 payloads.add("j" + i);

@@ -71,7 +71,7 @@ class ConsumerKilledTest extends EmbeddedServerTest {
         String queue = name("mid", driver.ordinal());
         try (RowQueues rq = RowQueues.builder(pools.get(driver)).dialectOption(MySqlDialect.OPTION_CLAIM,
                 "last-insert-id").retry(RetryPolicy.none()).build()) {
-            WorkQueue q = rq.workQueue(queue, WorkQueueOptions.defaults().leaseDuration(LEASE));
+            WorkQueue q = rq.workQueue(queue, WorkQueueOptions.defaults().withLeaseDuration(LEASE));
             List<Long> ids = q.enqueueAll(List.of("j1", "j2", "j3"), Enqueue.defaults());
             try (Connection admin = connect(driver); Connection consumer = connect(driver)) {
                 admin.setAutoCommit(false);
@@ -91,7 +91,7 @@ class ConsumerKilledTest extends EmbeddedServerTest {
             }
             List<Job> again = q.claim(3);
             assertEquals(ids, again.stream().map(Job::id).toList(), "every job is claimable at once");
-            assertTrue(again.stream().allMatch(j -> j.attempts() == 0), "a rolled-back claim counts no attempt");
+            assertTrue(again.stream().allMatch(j -> j.failures() == 0), "a rolled-back claim counts no attempt");
         }
     }
 
@@ -135,7 +135,7 @@ class ConsumerKilledTest extends EmbeddedServerTest {
         String queue = name("aft", driver.ordinal() + "_" + claimPath.charAt(0));
         try (RowQueues rq = RowQueues.builder(pools.get(driver)).dialectOption(MySqlDialect.OPTION_CLAIM, claimPath)
                 .build()) {
-            WorkQueue q = rq.workQueue(queue, WorkQueueOptions.defaults().leaseDuration(LEASE));
+            WorkQueue q = rq.workQueue(queue, WorkQueueOptions.defaults().withLeaseDuration(LEASE));
             List<Long> ids = q.enqueueAll(List.of("j1", "j2"), Enqueue.defaults());
             List<Job> held;
             try (Connection consumer = connect(driver)) {
@@ -148,7 +148,7 @@ class ConsumerKilledTest extends EmbeddedServerTest {
             assertEquals(List.of(), q.claim(2), "the leases still hold");
             List<Job> back = q.claim(2, Duration.ofSeconds(30));
             assertEquals(ids, back.stream().map(Job::id).toList(), "back after the lease");
-            assertTrue(back.stream().allMatch(j -> j.attempts() == 1), "the lost lease counts one failed attempt");
+            assertTrue(back.stream().allMatch(j -> j.failures() == 1), "the lost lease counts one failed attempt");
             assertFalse(q.ack(held.get(0)), "an ack with the dead consumer's lease is refused");
             assertTrue(q.ack(back.get(0)) && q.ack(back.get(1)));
             assertEquals(0, q.stats().total());

@@ -140,7 +140,7 @@ class GaleraDialectTest {
     @Test
     void rings_get_no_trigger_on_galera_and_keep_it_elsewhere() throws SQLException {
         RingTables t = RingTables.of("rq");
-        RingOptions safe = RingOptions.capacity(10);
+        RingOptions safe = RingOptions.ofCapacity(10);
         assertFalse(String.join("\n", galera().ddl().ring(t, safe)).contains("TRIGGER"));
         assertFalse(galera().triggerPush());
         MySqlDialect plain = MySqlDialect.create(MySqlDialect.MARIADB, MARIADB, Map.of());

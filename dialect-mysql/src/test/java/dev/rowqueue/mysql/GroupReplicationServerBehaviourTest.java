@@ -236,9 +236,9 @@ class GroupReplicationServerBehaviourTest {
             LosingCommit losing = new LosingCommit(member1);
             try (RowQueues rq = RowQueues.builder(losing).retry(dev.rowqueue.RetryPolicy.none()).build()) {
                 WorkQueue q = rq.workQueue("gate_race", dev.rowqueue.WorkQueueOptions.defaults()
-                        .leaseDuration(java.time.Duration.ofHours(1)).maxLeasedPerKey(1)).create();
-                q.enqueue("a1", dev.rowqueue.Enqueue.key("a"));
-                q.enqueue("a2", dev.rowqueue.Enqueue.key("a"));
+                        .withLeaseDuration(java.time.Duration.ofHours(1)).withMaxLeasedPerKey(1)).create();
+                q.enqueue("a1", dev.rowqueue.Enqueue.defaults().withKey("a"));
+                q.enqueue("a2", dev.rowqueue.Enqueue.defaults().withKey("a"));
                 List<dev.rowqueue.Job> held = q.claim(1);
                 assertEquals(List.of("a1"), payloads(held));
                 String before = gtids(gr);
@@ -270,13 +270,13 @@ class GroupReplicationServerBehaviourTest {
             dev.rowqueue.testkit.CountingDataSource counting = new dev.rowqueue.testkit.CountingDataSource(member1);
             try (RowQueues rq = RowQueues.builder(counting).build()) {
                 WorkQueue q = rq.workQueue("member_keyed", dev.rowqueue.WorkQueueOptions.defaults()
-                        .leaseDuration(java.time.Duration.ofHours(1)).maxLeasedPerKey(1)).create();
+                        .withLeaseDuration(java.time.Duration.ofHours(1)).withMaxLeasedPerKey(1)).create();
                 for (int i = 0; i < 40; i++) { // 40 jobs of key 'busy' first in claim order: a window of 32 is full
-                    q.enqueue("busy" + i, dev.rowqueue.Enqueue.key("busy").withPriority(9));
+                    q.enqueue("busy" + i, dev.rowqueue.Enqueue.defaults().withKey("busy").withPriority(9));
                 }
-                q.enqueue("b1", dev.rowqueue.Enqueue.key("b"));
-                q.enqueue("b2", dev.rowqueue.Enqueue.key("b").withPriority(5)); // b2 before b1 in claim order
-                q.enqueue("free", dev.rowqueue.Enqueue.priority(1));
+                q.enqueue("b1", dev.rowqueue.Enqueue.defaults().withKey("b"));
+                q.enqueue("b2", dev.rowqueue.Enqueue.defaults().withKey("b").withPriority(5)); // b2 before b1 in claim order
+                q.enqueue("free", dev.rowqueue.Enqueue.defaults().withPriority(1));
                 assertEquals(List.of("busy0"), payloads(q.claim(1)));
                 counting.record();
                 List<dev.rowqueue.Job> claimed = q.claim(3);

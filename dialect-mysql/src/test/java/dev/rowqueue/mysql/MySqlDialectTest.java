@@ -154,7 +154,7 @@ class MySqlDialectTest {
             List<String> ddl = new ArrayList<>(d.ddl().catalog());
             for (RingStrategy s : RingStrategy.values()) {
                 if (d.supports(s)) {
-                    ddl.addAll(d.ddl().ring(RingTables.of("views"), RingOptions.capacity(10).strategy(s)));
+                    ddl.addAll(d.ddl().ring(RingTables.of("views"), RingOptions.ofCapacity(10).withStrategy(s)));
                 }
             }
             ddl.addAll(d.ddl().work(WorkTables.of("mail")));
@@ -197,7 +197,7 @@ class MySqlDialectTest {
 
     @Test
     void ring_ddl_declares_exact_keys_innodb_and_its_indexes_inside_create_table() {
-        List<String> ddl = dialect(mysql("8.4.3")).ddl().ring(RingTables.of("views"), RingOptions.capacity(10));
+        List<String> ddl = dialect(mysql("8.4.3")).ddl().ring(RingTables.of("views"), RingOptions.ofCapacity(10));
         assertEquals(2, ddl.size(), "no CREATE INDEX, which MySQL cannot make idempotent");
         String entries = ddl.get(0);
         assertTrue(entries.startsWith("CREATE TABLE IF NOT EXISTS views (grp VARCHAR(200) CHARACTER SET utf8mb4"
@@ -207,7 +207,7 @@ class MySqlDialectTest {
         assertTrue(entries.endsWith(" ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_bin"
                 + " ROW_FORMAT=DYNAMIC"), entries);
         assertTrue(ddl.get(1).startsWith("CREATE TABLE IF NOT EXISTS views_head (grp VARCHAR(200)"), ddl.get(1));
-        String old = dialect(mysql("5.7.44")).ddl().ring(RingTables.of("views"), RingOptions.capacity(10)).get(1);
+        String old = dialect(mysql("5.7.44")).ddl().ring(RingTables.of("views"), RingOptions.ofCapacity(10)).get(1);
         assertTrue(old.contains("grp VARBINARY(600) NOT NULL") && old.endsWith("COLLATE=utf8mb4_bin"), old);
     }
 

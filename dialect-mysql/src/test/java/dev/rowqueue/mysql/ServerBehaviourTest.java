@@ -207,7 +207,7 @@ class ServerBehaviourTest extends EmbeddedServerTest {
         try (RowQueues rq = RowQueues.builder(counting).build()) {
             WorkQueue q = rq.workQueue(name("cl", driver));
             long low = q.enqueue("low");
-            long high = q.enqueue("high", Enqueue.priority(5));
+            long high = q.enqueue("high", Enqueue.defaults().withPriority(5));
             long later = q.enqueue("later");
             counting.record();
             List<Job> jobs = q.claim(2);
@@ -254,8 +254,8 @@ class ServerBehaviourTest extends EmbeddedServerTest {
             CountingDataSource counting = new CountingDataSource(pools.get(driver));
             try (RowQueues rq = RowQueues.builder(counting).dialectOption(MySqlDialect.OPTION_SINGLE_WRITER, statement)
                     .build()) {
-                RingQueue ring = rq.ring(name("sw", driver), dev.rowqueue.RingOptions.capacity(2)
-                        .strategy(dev.rowqueue.RingStrategy.SINGLE_WRITER));
+                RingQueue ring = rq.ring(name("sw", driver), dev.rowqueue.RingOptions.ofCapacity(2)
+                        .withStrategy(dev.rowqueue.RingStrategy.SINGLE_WRITER));
                 long before = counting.executions();
                 assertEquals(1, ring.push("g", "a"));
                 assertEquals(1, counting.executions() - before, statement + ": one statement");
@@ -449,14 +449,14 @@ class ServerBehaviourTest extends EmbeddedServerTest {
         try (RowQueues rq = RowQueues.builder(pools.get(EmbeddedMariaDb.Driver.MARIADB))
                 .dialectOption(MySqlDialect.OPTION_CLAIM, "last-insert-id").build()) {
             WorkQueue q = rq.workQueue(name("liid", EmbeddedMariaDb.Driver.MARIADB),
-                    dev.rowqueue.WorkQueueOptions.defaults().leaseDuration(Duration.ofMillis(300)));
-            q.enqueueAll(List.of("a", "b"), Enqueue.priority(1));
+                    dev.rowqueue.WorkQueueOptions.defaults().withLeaseDuration(Duration.ofMillis(300)));
+            q.enqueueAll(List.of("a", "b"), Enqueue.defaults().withPriority(1));
             q.enqueue("c");
             assertEquals(List.of("a", "b", "c"), q.claim(5).stream().map(Job::payload).toList());
             assertEquals(List.of(), q.claim(5), "leased");
             List<Job> again = q.claim(5, Duration.ofSeconds(10));
             assertEquals(List.of("a", "b", "c"), again.stream().map(Job::payload).toList(), "back after the lease");
-            assertTrue(again.stream().allMatch(j -> j.attempts() == 1));
+            assertTrue(again.stream().allMatch(j -> j.failures() == 1));
         }
     }
 }

@@ -132,7 +132,7 @@ class OracleDialectTest {
         assertEquals(List.of(CATALOG), d.ddl().catalog());
         for (RingStrategy s : List.of(RingStrategy.SAFE, RingStrategy.SINGLE_WRITER)) {
             assertEquals(ringDdl("", "VARCHAR2(4000 BYTE)"),
-                    d.ddl().ring(RingTables.of("views"), RingOptions.capacity(10).strategy(s)), s.name());
+                    d.ddl().ring(RingTables.of("views"), RingOptions.ofCapacity(10).withStrategy(s)), s.name());
         }
         assertEquals(workDdl("", "VARCHAR2(4000 BYTE)"), d.ddl().work(WorkTables.of("mail")));
         assertEquals(List.of("ALTER TABLE mail ADD (job_key VARCHAR2(200 CHAR))",
@@ -158,12 +158,12 @@ class OracleDialectTest {
         OracleDialect d = dialect(23, "varchar2-extended");
         assertEquals(List.of(CATALOG.replace("TABLE ", "TABLE IF NOT EXISTS ")), d.ddl().catalog());
         assertEquals(ringDdl("IF NOT EXISTS ", "VARCHAR2(32767 BYTE)"),
-                d.ddl().ring(RingTables.of("views"), RingOptions.capacity(10)));
+                d.ddl().ring(RingTables.of("views"), RingOptions.ofCapacity(10)));
         assertEquals(workDdl("IF NOT EXISTS ", "VARCHAR2(32767 BYTE)"), d.ddl().work(WorkTables.of("mail")));
         assertEquals(counterDdl("IF NOT EXISTS "), d.ddl().counters(CounterTable.of("sales")));
         assertEquals("DROP TABLE IF EXISTS views PURGE", d.ddl().dropTable("views"));
         OracleDialect clob = dialect(19, "clob");
-        assertEquals(ringDdl("", "CLOB"), clob.ddl().ring(RingTables.of("views"), RingOptions.capacity(10)));
+        assertEquals(ringDdl("", "CLOB"), clob.ddl().ring(RingTables.of("views"), RingOptions.ofCapacity(10)));
         assertEquals(workDdl("", "CLOB"), clob.ddl().work(WorkTables.of("mail")));
     }
 
@@ -175,7 +175,7 @@ class OracleDialectTest {
         String name = "q".repeat(RowQueues.MAX_NAME_LENGTH);
         for (OracleDialect d : List.of(dialect(19, null), dialect(23, "clob"))) {
             List<String> ddl = new ArrayList<>(d.ddl().catalog());
-            ddl.addAll(d.ddl().ring(RingTables.of(name), RingOptions.capacity(3)));
+            ddl.addAll(d.ddl().ring(RingTables.of(name), RingOptions.ofCapacity(3)));
             ddl.addAll(d.ddl().work(WorkTables.of(name)));
             ddl.addAll(d.ddl().counters(CounterTable.of(name)));
             ddl.addAll(d.ddl().restartIdentity(WorkTables.of(name), 5));
@@ -248,6 +248,6 @@ class OracleDialectTest {
         assertEquals(" FOR UPDATE SKIP LOCKED", d.lockingLimit("n"));
         assertEquals(" FETCH FIRST :n ROWS ONLY", d.limit("n"), "reads without locks keep FETCH FIRST (12c+)");
         assertEquals("ID", d.generatedKeyColumn());
-        assertInstanceOf(OracleRingStore.class, d.ringStore(RingTables.of("r"), RingOptions.capacity(2)));
+        assertInstanceOf(OracleRingStore.class, d.ringStore(RingTables.of("r"), RingOptions.ofCapacity(2)));
     }
 }

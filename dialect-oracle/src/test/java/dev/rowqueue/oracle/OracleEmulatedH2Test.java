@@ -63,8 +63,8 @@ class OracleEmulatedH2Test {
         for (String payload : List.of("varchar2", "clob")) {
             OracleDialect d = OracleDialectTest.dialect(19, payload);
             List<String> ddl = new ArrayList<>(d.ddl().catalog());
-            ddl.addAll(d.ddl().ring(RingTables.of("views"), RingOptions.capacity(5)));
-            ddl.addAll(d.ddl().ring(RingTables.of("fruit"), RingOptions.capacity(5).strategy(RingStrategy.SINGLE_WRITER)));
+            ddl.addAll(d.ddl().ring(RingTables.of("views"), RingOptions.ofCapacity(5)));
+            ddl.addAll(d.ddl().ring(RingTables.of("fruit"), RingOptions.ofCapacity(5).withStrategy(RingStrategy.SINGLE_WRITER)));
             ddl.addAll(d.ddl().work(WorkTables.of("mail")));
             ddl.addAll(d.ddl().counters(CounterTable.of("sales")));
             execute(ddl);

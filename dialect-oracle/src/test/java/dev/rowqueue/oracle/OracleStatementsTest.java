@@ -41,7 +41,7 @@ class OracleStatementsTest {
             + ") * 1000))";
 
     private final OracleDialect dialect = OracleDialectTest.dialect(19, null);
-    private final RingStore ring = dialect.ringStore(RingTables.of("views"), RingOptions.capacity(3));
+    private final RingStore ring = dialect.ringStore(RingTables.of("views"), RingOptions.ofCapacity(3));
     private final WorkStore work = dialect.workStore(WorkTables.of("mail"));
     private final CounterStore counters = dialect.counterStore(CounterTable.of("sales"));
 
@@ -102,7 +102,7 @@ class OracleStatementsTest {
     @Test
     void with_clob_payloads_even_a_single_push_binds_the_payload_in_sql_not_plsql() throws SQLException {
         RingStore clob = OracleDialectTest.dialect(19, "clob").ringStore(RingTables.of("views"),
-                RingOptions.capacity(3));
+                RingOptions.ofCapacity(3));
         ScriptedConnection c = new ScriptedConnection().rows(row("last", 1L)).updated(1);
         assertArrayEquals(new long[] {1}, run(clob.push("g", List.of("x")), c));
         assertEquals(List.of(BUMP, SLOT_MERGE), c.sql());
@@ -131,8 +131,8 @@ class OracleStatementsTest {
 
     @Test
     void the_single_writer_strategy_is_the_articles_merge_then_a_read_of_the_last_number() throws SQLException {
-        RingStore sw = dialect.ringStore(RingTables.of("views"), RingOptions.capacity(3)
-                .strategy(RingStrategy.SINGLE_WRITER));
+        RingStore sw = dialect.ringStore(RingTables.of("views"), RingOptions.ofCapacity(3)
+                .withStrategy(RingStrategy.SINGLE_WRITER));
         ScriptedConnection c = new ScriptedConnection().updated(1).updated(1).rows(row("max", 6L));
         assertArrayEquals(new long[] {5, 6}, run(sw.push("g", List.of("a", "b")), c));
         assertEquals(List.of(SINGLE_WRITER_MERGE, SINGLE_WRITER_MERGE, "SELECT MAX(seq) FROM views WHERE grp = ?"),

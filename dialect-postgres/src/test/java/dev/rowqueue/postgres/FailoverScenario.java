@@ -269,7 +269,7 @@ final class FailoverScenario {
                 WorkQueue idleQueue = idleRq.workQueue("fo_idle");
                 idleQueue.stats();
                 Worker idleWorker = idleQueue.worker(ctx -> idleStarts.put(ctx.payload(), System.nanoTime()),
-                        WorkerOptions.threads(1).withListener(new WorkerListener() {
+                        WorkerOptions.defaults().withThreads(1).withListener(new WorkerListener() {
                             @Override
                             public void idle() {
                                 idleCallbacks.incrementAndGet();
@@ -445,7 +445,7 @@ final class FailoverScenario {
                 long connects = counting.connections();
                 counting.record();
                 Worker w = q.worker(ctx -> failures.add("a worker on the standby ran job " + ctx.id()),
-                        WorkerOptions.threads(2)).start();
+                        WorkerOptions.defaults().withThreads(2)).start();
                 pause(window);
                 w.close(Duration.ofSeconds(5));
                 // the listener checks each connection it gives up with SELECT 1; the rest are the worker's claims

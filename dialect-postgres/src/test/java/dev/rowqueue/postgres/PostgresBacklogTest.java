@@ -44,7 +44,7 @@ class PostgresBacklogTest {
         db = PgFixture.newest("backlog");
         counting = new CountingDataSource(db.pool);
         rq = RowQueues.builder(counting).build();
-        q = rq.workQueue("backlog", WorkQueueOptions.defaults().leaseDuration(Duration.ofMinutes(30))).create();
+        q = rq.workQueue("backlog", WorkQueueOptions.defaults().withLeaseDuration(Duration.ofMinutes(30))).create();
         long start = System.nanoTime();
         String now = "CAST(EXTRACT(EPOCH FROM statement_timestamp()) * 1000 AS BIGINT)";
         db.execute("INSERT INTO backlog (payload, prio, state, due_ms, attempts, enqueued_ms)"
@@ -119,19 +119,19 @@ class PostgresBacklogTest {
      */
     @Test
     void the_job_api_reads_jobs_through_indexes_on_the_backlog() throws SQLException {
-        long id = q.jobs(JobQuery.state(JobState.READY).oldestFirst().limit(1)).jobs().get(0).id();
+        long id = q.jobs(JobQuery.all().withState(JobState.READY).oldestFirst().withLimit(1)).jobs().get(0).id();
         counting.record();
         assertEquals(id, q.job(id).orElseThrow().id());
         String byId = explainAnalyze(counting.recorded().get(0), id);
         assertTrue(byId.contains("backlog_pkey"), byId);
 
         counting.record();
-        assertEquals(500, q.jobs(JobQuery.state(JobState.DEAD).oldestFirst().limit(500)).jobs().size());
+        assertEquals(500, q.jobs(JobQuery.all().withState(JobState.DEAD).oldestFirst().withLimit(500)).jobs().size());
         String dead = explainAnalyze(counting.recorded().get(0), 501);
         assertFalse(dead.contains("Seq Scan on backlog"), dead);
 
         counting.record();
-        assertEquals(500, q.jobs(JobQuery.state(JobState.READY).oldestFirst().limit(500).after(id)).jobs().size());
+        assertEquals(500, q.jobs(JobQuery.all().withState(JobState.READY).oldestFirst().withLimit(500).withAfter(id)).jobs().size());
         String ready = explainAnalyze(counting.recorded().get(0), id, 501);
         assertFalse(ready.contains("Seq Scan on backlog"), ready);
 

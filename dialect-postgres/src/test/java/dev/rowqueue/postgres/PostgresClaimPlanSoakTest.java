@@ -107,7 +107,7 @@ class PostgresClaimPlanSoakTest {
         String written;
         String bound;
         try (RowQueues timed = RowQueues.builder(counting).build()) {
-            WorkQueue t = timed.workQueue("timed", WorkQueueOptions.defaults().leaseDuration(Duration.ofHours(1)))
+            WorkQueue t = timed.workQueue("timed", WorkQueueOptions.defaults().withLeaseDuration(Duration.ofHours(1)))
                     .create();
             String now = "CAST(EXTRACT(EPOCH FROM statement_timestamp()) * 1000 AS BIGINT)";
             db.execute("INSERT INTO timed (payload, prio, state, due_ms, attempts, enqueued_ms) SELECT 'job ' || g, 0,"

@@ -80,10 +80,10 @@ class PostgresClaimPlanTest {
         List<ClaimPlans.Prepared> prepared;
         try (HikariDataSource one = db.server.pool(db.database, 1)) { // one session: its prepared statements are read
             try (RowQueues rq = RowQueues.builder(one).build()) {
-                WorkQueue q = rq.workQueue("busykeys", WorkQueueOptions.defaults().leaseDuration(Duration.ofMinutes(10))
-                        .maxLeasedPerKey(1));
+                WorkQueue q = rq.workQueue("busykeys", WorkQueueOptions.defaults().withLeaseDuration(Duration.ofMinutes(10))
+                        .withMaxLeasedPerKey(1));
                 for (int k = 0; k < 200; k++) { // five jobs a key, adjacent in claim order, as a customer's burst
-                    q.enqueueAll(Collections.nCopies(5, "job"), Enqueue.key("k" + k));
+                    q.enqueueAll(Collections.nCopies(5, "job"), Enqueue.defaults().withKey("k" + k));
                 }
                 db.execute("ANALYZE busykeys");
                 Set<String> busy = new HashSet<>();
@@ -117,15 +117,15 @@ class PostgresClaimPlanTest {
         try (RowQueues rq = RowQueues.builder(db.pool).build()) {
             WorkQueue q = rq.workQueue("handmade").create();
             for (int k = 0; k < 20; k++) {
-                q.enqueueAll(Collections.nCopies(3, "job"), Enqueue.key("k" + k));
+                q.enqueueAll(Collections.nCopies(3, "job"), Enqueue.defaults().withKey("k" + k));
             }
         }
         db.execute("DROP INDEX handmade_lsd");
         List<ClaimPlans.Prepared> prepared;
         try (HikariDataSource one = db.server.pool(db.database, 1)) {
             try (RowQueues rq = RowQueues.builder(one).createSchema(false).build()) {
-                WorkQueue q = rq.workQueue("handmade", WorkQueueOptions.defaults().leaseDuration(Duration.ofMinutes(10))
-                        .maxLeasedPerKey(1));
+                WorkQueue q = rq.workQueue("handmade", WorkQueueOptions.defaults().withLeaseDuration(Duration.ofMinutes(10))
+                        .withMaxLeasedPerKey(1));
                 Set<String> keys = new HashSet<>();
                 for (int i = 0; i < 6; i++) {
                     for (Job j : q.claim(3)) {

@@ -50,8 +50,8 @@ class PostgresDialectTest {
         assertTrue(dialect(12).hasMaterializedCte());
         assertEquals("EXECUTE PROCEDURE", dialect(10).triggerExecute());
         assertEquals("EXECUTE FUNCTION", dialect(11).triggerExecute());
-        String ddl10 = String.join(";", dialect(10).ddl().ring(RingTables.of("r"), RingOptions.capacity(7)
-                .strategy(RingStrategy.TRIGGER)));
+        String ddl10 = String.join(";", dialect(10).ddl().ring(RingTables.of("r"), RingOptions.ofCapacity(7)
+                .withStrategy(RingStrategy.TRIGGER)));
         assertTrue(ddl10.contains("EXECUTE PROCEDURE rowqueue_ring_cap('r_head', '7')"), ddl10);
     }
 

@@ -97,7 +97,7 @@ class PostgresReliabilityTest {
             }
             List<Job> all = q.claim(50);
             assertEquals(enqueued, ids(all), "the killed claim leased nothing: every job is claimable at once");
-            assertTrue(all.stream().allMatch(j -> j.attempts() == 0));
+            assertTrue(all.stream().allMatch(j -> j.failures() == 0));
         }
     }
 
@@ -105,7 +105,7 @@ class PostgresReliabilityTest {
     void jobs_of_a_consumer_whose_session_is_killed_after_claiming_come_back_after_the_lease() throws Exception {
         try (PgFixture db = PgFixture.newest("killconsumer"); RowQueues rq = db.builder().build()) {
             WorkQueue q = rq.workQueue("killed_consumer", WorkQueueOptions.defaults()
-                    .leaseDuration(Duration.ofMillis(1500)));
+                    .withLeaseDuration(Duration.ofMillis(1500)));
             Set<Long> enqueued = new HashSet<>(q.enqueueAll(List.of("a", "b", "c", "d", "e", "f", "g", "h"),
                     Enqueue.defaults()));
             List<Job> lost;
@@ -127,7 +127,7 @@ class PostgresReliabilityTest {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(PATIENCE_SECONDS);
             while (delivered.size() < enqueued.size() && System.nanoTime() < deadline) {
                 for (Job j : q.claim(10, Duration.ofSeconds(5))) {
-                    assertEquals(1, j.attempts(), "the expired lease counts as a failed attempt");
+                    assertEquals(1, j.failures(), "the expired lease counts as a failed attempt");
                     delivered.put(j.id(), j);
                     assertTrue(q.ack(j));
                 }
@@ -148,7 +148,7 @@ class PostgresReliabilityTest {
         HikariDataSource impatientPool = server.pool(db.database, 2, 250);
         RowQueues impatient = RowQueues.builder(impatientPool).retry(RetryPolicy.none()).build();
         try {
-            WorkQueue q = rq.workQueue("restart_jobs", WorkQueueOptions.defaults().leaseDuration(Duration.ofMinutes(5)));
+            WorkQueue q = rq.workQueue("restart_jobs", WorkQueueOptions.defaults().withLeaseDuration(Duration.ofMinutes(5)));
             WorkQueue impatientQueue = impatient.workQueue("restart_jobs");
             RingQueue ring = rq.ring("restart_ring", 1_000_000);
             Counters counters = rq.counters("restart_counters");

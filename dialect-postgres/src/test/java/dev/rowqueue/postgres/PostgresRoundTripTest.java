@@ -80,7 +80,7 @@ class PostgresRoundTripTest {
     void ring_pushes_are_one_statement_with_every_strategy() {
         for (RingStrategy strategy : RingStrategy.values()) {
             RingQueue ring = rq.ring("rt_ring_" + strategy.name().toLowerCase(java.util.Locale.ROOT),
-                    RingOptions.capacity(3).strategy(strategy));
+                    RingOptions.ofCapacity(3).withStrategy(strategy));
             ring.push("g", "warm up");
             count("ring push (" + strategy + ")", () -> ring.push("g", "x"));
             count("ring pushAll of 5 (" + strategy + ")", () -> ring.pushAll("g", List.of("a", "b", "c", "d", "e")));
@@ -93,11 +93,11 @@ class PostgresRoundTripTest {
 
     @Test
     void work_queue_operations_are_one_statement_each() {
-        WorkQueue q = rq.workQueue("rt_work", WorkQueueOptions.defaults().leaseDuration(Duration.ofMinutes(5)));
+        WorkQueue q = rq.workQueue("rt_work", WorkQueueOptions.defaults().withLeaseDuration(Duration.ofMinutes(5)));
         q.enqueue("warm up");
         q.claim(1);
         count("enqueue", () -> q.enqueue("a"));
-        count("enqueueAll of 5", () -> q.enqueueAll(List.of("b", "c", "d", "e", "f"), Enqueue.priority(1)));
+        count("enqueueAll of 5", () -> q.enqueueAll(List.of("b", "c", "d", "e", "f"), Enqueue.defaults().withPriority(1)));
         List<Job> jobs = count("claim up to 10", () -> q.claim(10));
         assertEquals(6, jobs.size());
         count("ack", () -> q.ack(jobs.get(0)));
@@ -120,16 +120,16 @@ class PostgresRoundTripTest {
      */
     @Test
     void keyed_operations_are_one_execution_each() {
-        WorkQueue q = rq.workQueue("rt_keyed", WorkQueueOptions.defaults().leaseDuration(Duration.ofMinutes(5))
-                .maxLeasedPerKey(1));
-        WorkQueue fair = rq.workQueue("rt_keyed", WorkQueueOptions.defaults().leaseDuration(Duration.ofMinutes(5))
-                .fairClaims(true));
-        q.enqueue("warm up", Enqueue.key("w"));
+        WorkQueue q = rq.workQueue("rt_keyed", WorkQueueOptions.defaults().withLeaseDuration(Duration.ofMinutes(5))
+                .withMaxLeasedPerKey(1));
+        WorkQueue fair = rq.workQueue("rt_keyed", WorkQueueOptions.defaults().withLeaseDuration(Duration.ofMinutes(5))
+                .withFairClaims(true));
+        q.enqueue("warm up", Enqueue.defaults().withKey("w"));
         // the store's first limited claim also asks, once, whether the queue has its index of leased keyed jobs
         assertEquals(1, q.claim(1).size(), "the warm-up job");
-        count("enqueueAll of 5 with a key", () -> q.enqueueAll(List.of("a", "b", "c", "d", "e"), Enqueue.key("k")));
-        count("enqueue with a unique key", () -> q.enqueue("u", Enqueue.key("u").unique()));
-        count("enqueue with a held unique key", () -> q.enqueue("u again", Enqueue.key("u").unique()));
+        count("enqueueAll of 5 with a key", () -> q.enqueueAll(List.of("a", "b", "c", "d", "e"), Enqueue.defaults().withKey("k")));
+        count("enqueue with a unique key", () -> q.enqueue("u", Enqueue.defaults().withKey("u").unique()));
+        count("enqueue with a held unique key", () -> q.enqueue("u again", Enqueue.defaults().withKey("u").unique()));
         List<Job> jobs = count("claim up to 10 under maxLeasedPerKey(1)", () -> q.claim(10));
         assertEquals(2, jobs.size(), "one job of each free key (k, u; w is leased): " + jobs);
         count("ackAndClaim of 1 under maxLeasedPerKey(1)", () -> q.ackAndClaim(List.of(jobs.get(0)), 1));

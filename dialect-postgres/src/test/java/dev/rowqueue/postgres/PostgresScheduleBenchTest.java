@@ -37,7 +37,7 @@ class PostgresScheduleBenchTest {
                 definer.workQueue("idle_jobs").create();
                 Schedules s = definer.schedules();
                 for (int i = 0; i < 1000; i++) {
-                    s.define("idle-" + i, "@yearly", ScheduleOptions.queue("idle_jobs"));
+                    s.define("idle-" + i, "@yearly", ScheduleOptions.forQueue("idle_jobs"));
                 }
                 try (RowQueues node = RowQueues.builder(counted).build()) {
                     node.schedules();
@@ -57,7 +57,7 @@ class PostgresScheduleBenchTest {
                     definer.workQueue(q).create();
                     for (int i = 0; i < 100; i++) {
                         s.define(q + "-" + i, Schedule.every(Duration.ofSeconds(1)),
-                                ScheduleOptions.queue(q).payload("{slot_ms}"));
+                                ScheduleOptions.forQueue(q).withPayload("{slot_ms}"));
                     }
                     try (RowQueues a = RowQueues.builder(pool).schedulerPollInterval(poll).build();
                          RowQueues b = RowQueues.builder(pool).schedulerPollInterval(poll).build()) {

@@ -51,7 +51,7 @@ class PostgresTriggerRingTest {
     }
 
     private RingQueue ring(String name, int capacity) {
-        return rq.ring(name, RingOptions.capacity(capacity).strategy(RingStrategy.TRIGGER));
+        return rq.ring(name, RingOptions.ofCapacity(capacity).withStrategy(RingStrategy.TRIGGER));
     }
 
     private static List<String> payloads(List<RingEntry> entries) {
@@ -165,8 +165,8 @@ class PostgresTriggerRingTest {
 
     @Test
     void the_schema_script_names_the_capacity_in_the_trigger() {
-        String script = rq.schema().script(rq.schema().ring("trig_script", RingOptions.capacity(42)
-                .strategy(RingStrategy.TRIGGER)));
+        String script = rq.schema().script(rq.schema().ring("trig_script", RingOptions.ofCapacity(42)
+                .withStrategy(RingStrategy.TRIGGER)));
         assertTrue(script.contains("rowqueue_ring_cap('trig_script_head', '42')"), script);
         assertTrue(script.contains("pg_advisory_xact_lock"), script);
     }

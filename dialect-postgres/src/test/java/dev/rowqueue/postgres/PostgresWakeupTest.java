@@ -59,7 +59,7 @@ class PostgresWakeupTest {
     }
 
     private WorkQueue queue(String name) {
-        return rq.workQueue(name, WorkQueueOptions.defaults().leaseDuration(Duration.ofMinutes(10))).create();
+        return rq.workQueue(name, WorkQueueOptions.defaults().withLeaseDuration(Duration.ofMinutes(10))).create();
     }
 
     private CompletableFuture<List<Job>> waiting(WorkQueue q, Duration maxWait) {
@@ -105,7 +105,7 @@ class PostgresWakeupTest {
         WorkQueue q = queue("wake_due");
         CompletableFuture<List<Job>> waiter = waiting(q, WAIT);
         TimeUnit.MILLISECONDS.sleep(300);
-        long id = q.enqueue("later", Enqueue.delayed(Duration.ofMillis(1500)));
+        long id = q.enqueue("later", Enqueue.defaults().withDelay(Duration.ofMillis(1500)));
         List<Job> jobs = result(waiter);
         assertEquals(1, jobs.size(), "woken at the announced due time");
         assertEquals(id, jobs.get(0).id());
@@ -128,7 +128,7 @@ class PostgresWakeupTest {
         assertTrue(q.nack(again, Duration.ofMillis(800), "try later"));
         List<Job> retried = result(third);
         assertEquals(1, retried.size(), "woken when the retry became due");
-        assertEquals(1, retried.get(0).attempts());
+        assertEquals(1, retried.get(0).failures());
     }
 
     @Test

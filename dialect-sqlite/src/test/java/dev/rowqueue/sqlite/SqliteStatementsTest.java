@@ -118,7 +118,7 @@ class SqliteStatementsTest {
             Job retried = q.claim(1).get(0);
             q.enqueueAll(List.of("first", "second"), Enqueue.defaults());
             assertTrue(q.nack(retried, Duration.ofMillis(1)), "due after first and second, though enqueued before");
-            q.enqueue("urgent", Enqueue.priority(5));
+            q.enqueue("urgent", Enqueue.defaults().withPriority(5));
             long commits = counting.commits();
             awaitDue(q, 4);
             counting.record();

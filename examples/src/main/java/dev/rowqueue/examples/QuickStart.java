@@ -55,17 +55,17 @@ public final class QuickStart {
 
             // 3. A work queue with priorities, retries and a dead letter
             //    ("mysql 队列 实现并发读", MySQL queue: concurrent reads)
-            WorkQueue mail = rq.workQueue("outgoing_mail", WorkQueueOptions.defaults().maxAttempts(2));
+            WorkQueue mail = rq.workQueue("outgoing_mail", WorkQueueOptions.defaults().withMaxAttempts(2));
             mail.enqueue("newsletter");
-            mail.enqueue("password reset", Enqueue.priority(10));
-            mail.enqueue("bounces", Enqueue.priority(5));
+            mail.enqueue("password reset", Enqueue.defaults().withPriority(10));
+            mail.enqueue("bounces", Enqueue.defaults().withPriority(5));
             List<Job> batch = mail.claim(10);
             System.out.println("claimed in priority order: " + batch.stream().map(Job::payload).toList());
             mail.ack(batch.get(0));
             mail.ack(batch.get(2));
             mail.nack(batch.get(1), Duration.ZERO, "SMTP 451 try later");
             Job retry = mail.claim(1).get(0);
-            System.out.println("retried '" + retry.payload() + "' after " + retry.attempts() + " failed attempt(s)");
+            System.out.println("retried '" + retry.payload() + "' after " + retry.failures() + " failed attempt(s)");
             mail.nack(retry, Duration.ZERO, "SMTP 550 mailbox unavailable");
             System.out.println("dead letters: " + mail.deadLetters(10).stream()
                     .map(j -> j.payload() + " (" + j.lastError() + ")").toList());

@@ -15,7 +15,7 @@ import java.util.Objects;
  *
  * <pre>{@code
  * Worker worker = mail.worker(ObservedJobHandler.wrap(observationRegistry, "mail", job -> send(job.payload())),
- *         WorkerOptions.threads(4));
+ *         WorkerOptions.defaults().withThreads(4));
  * }</pre>
  *
  * <p>The observation starts when the handler is called and stops when it returns or throws; a throw is recorded with

@@ -34,7 +34,7 @@ import java.util.concurrent.TimeUnit;
  * RowQueues rq = RowQueues.builder(dataSource).operationListener(metrics).build();   // rowqueue.operations
  * WorkQueue mail = rq.workQueue("mail");
  * metrics.monitorDepth(mail);                                                        // rowqueue.queue.jobs
- * mail.worker(handler, WorkerOptions.threads(4)
+ * mail.worker(handler, WorkerOptions.defaults().withThreads(4)
  *         .withListener(metrics.workerListener("mail"))).start();                    // rowqueue.worker.*
  * }</pre>
  *

@@ -53,8 +53,8 @@ abstract class DepthCostContract {
         RowQueueMetrics metrics = new RowQueueMetrics(registry);
         String name = MetricsContract.unique("cost");
         try (RowQueues rq = RowQueues.builder(dataSource()).build()) {
-            WorkQueue q = rq.workQueue(name, WorkQueueOptions.defaults().maxAttempts(1)
-                    .leaseDuration(Duration.ofHours(1)));
+            WorkQueue q = rq.workQueue(name, WorkQueueOptions.defaults().withMaxAttempts(1)
+                    .withLeaseDuration(Duration.ofHours(1)));
             QueueDepthGauges gauges = metrics.monitorDepth(q, Duration.ofSeconds(10));
             long[] expected = new long[4]; // ready, scheduled, leased, dead
             fill(q, 10_000, expected);
@@ -74,7 +74,7 @@ abstract class DepthCostContract {
         enqueue(q, leased + dead, Enqueue.defaults());
         claimAll(q, leased + dead, dead);
         enqueue(q, ready, Enqueue.defaults());
-        enqueue(q, scheduled, Enqueue.delayed(Duration.ofHours(1)));
+        enqueue(q, scheduled, Enqueue.defaults().withDelay(Duration.ofHours(1)));
         expected[0] += ready;
         expected[1] += scheduled;
         expected[2] += leased;

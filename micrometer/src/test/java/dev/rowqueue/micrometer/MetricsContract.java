@@ -104,7 +104,7 @@ abstract class MetricsContract {
         try (RowQueues rq = RowQueues.builder(dataSource()).operationListener(metrics).build()) {
             WorkQueue q = rq.workQueue(work);
             q.enqueue("a");
-            q.enqueue("b", Enqueue.priority(1));
+            q.enqueue("b", Enqueue.defaults().withPriority(1));
             q.enqueueAll(List.of("c", "d", "e", "f", "g"), Enqueue.defaults());
             List<Job> claimed = q.claim(3);
             claimed.forEach(q::ack);
@@ -171,7 +171,7 @@ abstract class MetricsContract {
             try (Worker w = q.worker(job -> {
                 hold.await();
                 TimeUnit.MILLISECONDS.sleep(2);
-            }, WorkerOptions.threads(threads).withListener(listener)).start()) {
+            }, WorkerOptions.defaults().withThreads(threads).withListener(listener)).start()) {
                 eventually("all threads busy", () -> running.value() == threads);
                 assertThat(w.running()).isEqualTo(threads);
                 hold.countDown();
@@ -202,12 +202,12 @@ abstract class MetricsContract {
         String name = unique("failing");
         int n = 6;
         try (RowQueues rq = RowQueues.builder(dataSource()).operationListener(metrics).build()) {
-            WorkQueue q = rq.workQueue(name, WorkQueueOptions.defaults().maxAttempts(2)
-                    .retryBackoff(Duration.ofMillis(1), Duration.ofMillis(1)));
+            WorkQueue q = rq.workQueue(name, WorkQueueOptions.defaults().withMaxAttempts(2)
+                    .withRetryBackoff(Duration.ofMillis(1), Duration.ofMillis(1)));
             q.enqueueAll(IntStream.range(0, n).mapToObj(i -> "bad-" + i).toList(), Enqueue.defaults());
             try (Worker w = q.worker(job -> {
                 throw new IllegalStateException("handler failure (test)");
-            }, WorkerOptions.threads(2).withListener(metrics.workerListener(q))).start()) {
+            }, WorkerOptions.defaults().withThreads(2).withListener(metrics.workerListener(q))).start()) {
                 eventually("every job dead", () -> jobs(registry, name, "dead") == n);
             }
             assertThat(jobs(registry, name, "failed")).as("first attempts").isEqualTo(n);
@@ -218,14 +218,14 @@ abstract class MetricsContract {
 
             // a lease lost: the handler outlives its lease (no heartbeat in time), another consumer takes the job
             String slow = unique("lost");
-            WorkQueue s = rq.workQueue(slow, WorkQueueOptions.defaults().leaseDuration(Duration.ofMillis(300)));
+            WorkQueue s = rq.workQueue(slow, WorkQueueOptions.defaults().withLeaseDuration(Duration.ofMillis(300)));
             s.enqueue("slow");
             CountDownLatch started = new CountDownLatch(1);
             CountDownLatch stolen = new CountDownLatch(1);
             try (Worker w = s.worker(job -> {
                 started.countDown();
                 stolen.await();
-            }, WorkerOptions.threads(1).withHeartbeat(Duration.ofHours(1))
+            }, WorkerOptions.defaults().withThreads(1).withHeartbeat(Duration.ofHours(1))
                     .withListener(metrics.workerListener(slow))).start()) {
                 assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
                 List<Job> taken = new ArrayList<>();
@@ -251,9 +251,9 @@ abstract class MetricsContract {
         String name = unique("depth");
         try (RowQueues rq = RowQueues.builder(dataSource()).operationListener(counter).operationListener(metrics)
                 .build()) {
-            WorkQueue q = rq.workQueue(name, WorkQueueOptions.defaults().maxAttempts(1));
+            WorkQueue q = rq.workQueue(name, WorkQueueOptions.defaults().withMaxAttempts(1));
             q.enqueueAll(List.of("r1", "r2", "r3", "r4", "r5", "r6"), Enqueue.defaults());
-            q.enqueueAll(List.of("s1", "s2", "s3"), Enqueue.delayed(Duration.ofHours(1)));
+            q.enqueueAll(List.of("s1", "s2", "s3"), Enqueue.defaults().withDelay(Duration.ofHours(1)));
             List<Job> leased = q.claim(3);
             q.nack(leased.get(0)); // one attempt allowed: dead
             QueueDepthGauges gauges = metrics.monitorDepth(q, Duration.ofSeconds(10));
@@ -344,8 +344,8 @@ abstract class MetricsContract {
         int n = 12;
         List<Observation.Context> current = Collections.synchronizedList(new ArrayList<>());
         try (RowQueues rq = RowQueues.builder(dataSource()).build()) {
-            WorkQueue q = rq.workQueue(name, WorkQueueOptions.defaults().maxAttempts(3)
-                    .retryBackoff(Duration.ofMillis(1), Duration.ofMillis(1)));
+            WorkQueue q = rq.workQueue(name, WorkQueueOptions.defaults().withMaxAttempts(3)
+                    .withRetryBackoff(Duration.ofMillis(1), Duration.ofMillis(1)));
             List<Long> ids = q.enqueueAll(IntStream.range(0, n).mapToObj(i -> i % 4 == 0 ? "fails-once" : "ok")
                     .toList(), Enqueue.defaults());
             try (Worker w = q.worker(ObservedJobHandler.wrap(observations, name, job -> {
@@ -354,7 +354,7 @@ abstract class MetricsContract {
                 if (job.payload().equals("fails-once") && job.attempt() == 1) {
                     throw new IllegalStateException("first attempt fails (test)");
                 }
-            }), WorkerOptions.threads(3)).start()) {
+            }), WorkerOptions.defaults().withThreads(3)).start()) {
                 eventually("all done", () -> q.stats().total() == 0 && recording.stopped.size() == n + 3);
             }
             List<JobObservationContext> jobs = recording.stopped.stream()
@@ -385,7 +385,7 @@ abstract class MetricsContract {
         try (RowQueues rq = RowQueues.builder(dataSource()).build()) {
             WorkQueue q = rq.workQueue(name);
             q.enqueue("x");
-            try (Worker w = q.worker(h, WorkerOptions.threads(1)).start()) {
+            try (Worker w = q.worker(h, WorkerOptions.defaults().withThreads(1)).start()) {
                 eventually("ran", () -> ran.size() == 1 && q.stats().total() == 0);
             }
         }

@@ -22,7 +22,7 @@ class ScheduleMetricsTest {
         try (RowQueues definer = RowQueues.builder(ds).scheduler(false).build()) {
             definer.workQueue("ticks").create();
             definer.schedules().define("tick", Schedule.every(Duration.ofMillis(100)),
-                    ScheduleOptions.queue("ticks").missed(MissedSlots.SKIP));
+                    ScheduleOptions.forQueue("ticks").withMissed(MissedSlots.SKIP));
             Thread.sleep(700); // slots go by with no scheduler: missed
             try (RowQueues rq = RowQueues.builder(ds).schedulerPollInterval(Duration.ofMillis(20))
                     .scheduleListener(metrics).build()) {

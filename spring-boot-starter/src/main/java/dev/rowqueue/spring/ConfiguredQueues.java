@@ -95,8 +95,8 @@ public class ConfiguredQueues {
                 throw new IllegalStateException("no capacity configured for ring '" + name + "': set rowqueue.rings."
                         + name + ".capacity, or use RowQueues#ring(String, int)");
             }
-            return rowQueues.ring(name, RingOptions.capacity(configured.getCapacity())
-                    .strategy(configured.getStrategy()));
+            return rowQueues.ring(name, RingOptions.ofCapacity(configured.getCapacity())
+                    .withStrategy(configured.getStrategy()));
         });
     }
 }

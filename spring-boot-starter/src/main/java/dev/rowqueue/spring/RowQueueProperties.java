@@ -493,20 +493,20 @@ public class RowQueueProperties {
         WorkQueueOptions applyTo(WorkQueueOptions base) {
             WorkQueueOptions o = base;
             if (maxAttempts != null) {
-                o = o.maxAttempts(maxAttempts);
+                o = o.withMaxAttempts(maxAttempts);
             }
             if (lease != null) {
-                o = o.leaseDuration(lease);
+                o = o.withLeaseDuration(lease);
             }
             if (retryBackoff != null || maxRetryDelay != null) {
-                o = o.retryBackoff(retryBackoff != null ? retryBackoff : o.retryBackoff(),
+                o = o.withRetryBackoff(retryBackoff != null ? retryBackoff : o.retryBackoff(),
                         maxRetryDelay != null ? maxRetryDelay : o.maxRetryDelay());
             }
             if (maxLeasedPerKey != null) {
-                o = o.maxLeasedPerKey(maxLeasedPerKey);
+                o = o.withMaxLeasedPerKey(maxLeasedPerKey);
             }
             if (fairClaims != null) {
-                o = o.fairClaims(fairClaims);
+                o = o.withFairClaims(fairClaims);
             }
             return o;
         }

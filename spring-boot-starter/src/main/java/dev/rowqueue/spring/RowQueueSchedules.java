@@ -42,18 +42,18 @@ public class RowQueueSchedules implements SmartInitializingSingleton {
             if (p.getSchedule() == null || p.getQueue() == null) {
                 throw new IllegalArgumentException("rowqueue.schedules." + e.getKey() + " needs .schedule and .queue");
             }
-            ScheduleOptions o = ScheduleOptions.queue(p.getQueue());
+            ScheduleOptions o = ScheduleOptions.forQueue(p.getQueue());
             if (p.getPayload() != null) {
-                o = o.payload(p.getPayload());
+                o = o.withPayload(p.getPayload());
             }
             if (p.getKey() != null) {
-                o = o.key(p.getKey());
+                o = o.withKey(p.getKey());
             }
             if (p.getZone() != null) {
-                o = o.zone(p.getZone());
+                o = o.withZone(p.getZone());
             }
             if (p.getMissed() != null) {
-                o = o.missed(MissedSlots.parse(p.getMissed()));
+                o = o.withMissed(MissedSlots.parse(p.getMissed()));
             }
             all.add(new ScheduleDefinition(e.getKey(), p.getSchedule(), o, p.isReplace()));
         }

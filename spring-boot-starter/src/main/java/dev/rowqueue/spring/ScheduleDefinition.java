@@ -13,7 +13,7 @@ import java.util.Objects;
  * @Bean
  * ScheduleDefinition nightlyReport() {
  *     return ScheduleDefinition.of("nightly-report", "0 2 * * *",
- *             ScheduleOptions.queue("reports").zone("Europe/Berlin"));
+ *             ScheduleOptions.forQueue("reports").withZone("Europe/Berlin"));
  * }
  * }</pre>
  *

@@ -74,7 +74,7 @@ class ConsoleStarterTest {
         all.addAll(List.of(properties));
         ConfigurableApplicationContext context = new SpringApplicationBuilder(ConsoleTestApp.class)
                 .web(WebApplicationType.SERVLET).properties(all.toArray(String[]::new)).run();
-        WorkQueue mail = context.getBean(RowQueues.class).workQueue("mail", WorkQueueOptions.defaults().maxAttempts(1));
+        WorkQueue mail = context.getBean(RowQueues.class).workQueue("mail", WorkQueueOptions.defaults().withMaxAttempts(1));
         long id = mail.enqueue("hello");
         Job job = mail.claim(1).get(0);
         mail.nack(job, Duration.ZERO, "boom");

@@ -88,13 +88,13 @@ class StarterConfigurationTest {
 
                     ConfiguredQueues queues = ctx.getBean(ConfiguredQueues.class);
                     assertThat(queues.workQueue("emails").options()).isEqualTo(WorkQueueOptions.defaults()
-                            .maxAttempts(7).leaseDuration(Duration.ofMinutes(2))
-                            .retryBackoff(Duration.ofSeconds(1), WorkQueueOptions.defaults().maxRetryDelay()));
+                            .withMaxAttempts(7).withLeaseDuration(Duration.ofMinutes(2))
+                            .withRetryBackoff(Duration.ofSeconds(1), WorkQueueOptions.defaults().maxRetryDelay()));
                     assertThat(queues.workQueue("EMAILS")).as("names fold to lower case")
                             .isSameAs(queues.workQueue("emails"));
                     assertThat(queues.workQueue("order_events").options().maxAttempts()).isEqualTo(3);
                     assertThat(queues.workQueue("tenants").options()).isEqualTo(WorkQueueOptions.defaults()
-                            .maxLeasedPerKey(1).fairClaims(true));
+                            .withMaxLeasedPerKey(1).withFairClaims(true));
                     assertThat(queues.workQueue("unconfigured").options()).isEqualTo(WorkQueueOptions.defaults());
 
                     WorkerOptions w = queues.workerOptions("emails");
@@ -216,7 +216,7 @@ class StarterConfigurationTest {
     void workers_can_be_left_stopped_and_started_by_hand() {
         runner.withPropertyValues("rowqueue.workers.auto-startup=false")
                 .withBean("w", WorkerDefinition.class, () -> WorkerDefinition.of("later", job -> { })
-                        .withOptions(WorkerOptions.threads(1)))
+                        .withOptions(WorkerOptions.defaults().withThreads(1)))
                 .run(ctx -> {
                     RowQueueWorkers workers = ctx.getBean(RowQueueWorkers.class);
                     assertThat(workers.isRunning()).isFalse();
@@ -238,7 +238,7 @@ class StarterConfigurationTest {
         runner.withPropertyValues("rowqueue.work-queues.configured.worker.threads=3")
                 .withBean("a", WorkerDefinition.class, () -> WorkerDefinition.of("configured", job -> ran.countDown()))
                 .withBean("b", WorkerDefinition.class, () -> WorkerDefinition.of("explicit", job -> ran.countDown())
-                        .withOptions(WorkerOptions.threads(1)))
+                        .withOptions(WorkerOptions.defaults().withThreads(1)))
                 .withBean(RowQueueWorkerCustomizer.class, () -> w -> {
                     seen.add(w.queue() + ":" + w.options().threads());
                     JobHandler inner = w.handler();

@@ -230,7 +230,7 @@ abstract class StarterContract {
             assertThat(q.stats().ready()).as("given back at once, not left leased").isEqualTo(1);
             List<Job> again = q.claim(1);
             assertThat(again).extracting(Job::id).containsExactly(id);
-            assertThat(again.get(0).attempts()).as("an interrupt by shutdown is no failed attempt").isZero();
+            assertThat(again.get(0).failures()).as("an interrupt by shutdown is no failed attempt").isZero();
         }
     }
 

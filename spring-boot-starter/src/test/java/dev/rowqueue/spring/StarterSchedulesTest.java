@@ -33,7 +33,7 @@ class StarterSchedulesTest {
     static class Beans {
         @Bean
         ScheduleDefinition ticks() {
-            return ScheduleDefinition.of("ticks", "rate:PT0.1S", ScheduleOptions.queue("tick_jobs").payload("{slot}"));
+            return ScheduleDefinition.of("ticks", "rate:PT0.1S", ScheduleOptions.forQueue("tick_jobs").withPayload("{slot}"));
         }
     }
 

@@ -74,7 +74,7 @@ public abstract class ArticleTranscriptContract extends Contract {
      */
     @Test
     void rotation_wraps_around_after_5_10_and_15_exhaust_their_attempts() {
-        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().maxAttempts(3));
+        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().withMaxAttempts(3));
         List<String> messages = new ArrayList<>();
         for (int i = 1; i <= 20; i++) {
             messages.add("Message " + i);

@@ -58,7 +58,7 @@ public abstract class BadInputContract extends Contract {
         String name = newName();
         refused(() -> rq().ring(name, 0));
         refused(() -> rq().ring(name, -1));
-        refused(() -> RingOptions.capacity(0));
+        refused(() -> RingOptions.ofCapacity(0));
     }
 
     @Test
@@ -84,7 +84,7 @@ public abstract class BadInputContract extends Contract {
         for (String payload : Arrays.asList(null, "x".repeat(max + 1), "nul\u0000inside", "half \uD83D")) {
             refused(() -> ring.push("g", payload));
             refused(() -> q.enqueue(payload));
-            refused(() -> q.enqueue(payload, Enqueue.priority(1)));
+            refused(() -> q.enqueue(payload, Enqueue.defaults().withPriority(1)));
         }
         assertEquals(0, ring.size("g"));
         assertEquals(0, q.stats().total());
@@ -109,11 +109,11 @@ public abstract class BadInputContract extends Contract {
     @Test
     void negative_delays_and_non_positive_leases_are_refused() {
         WorkQueue q = rq().workQueue(newName());
-        refused(() -> Enqueue.delayed(Duration.ofSeconds(-1)));
-        refused(() -> Enqueue.priority(1).delay(Duration.ofMillis(-1)));
-        refused(() -> WorkQueueOptions.defaults().leaseDuration(Duration.ZERO));
-        refused(() -> WorkQueueOptions.defaults().leaseDuration(Duration.ofSeconds(-5)));
-        refused(() -> WorkQueueOptions.defaults().maxAttempts(0));
+        refused(() -> Enqueue.defaults().withDelay(Duration.ofSeconds(-1)));
+        refused(() -> Enqueue.defaults().withPriority(1).withDelay(Duration.ofMillis(-1)));
+        refused(() -> WorkQueueOptions.defaults().withLeaseDuration(Duration.ZERO));
+        refused(() -> WorkQueueOptions.defaults().withLeaseDuration(Duration.ofSeconds(-5)));
+        refused(() -> WorkQueueOptions.defaults().withMaxAttempts(0));
         refused(() -> q.claim(1, Duration.ofMillis(-1)));
         refused(() -> q.claim(1, null));
         q.enqueue("x");

@@ -151,7 +151,7 @@ public abstract class ConcurrencyContract extends Contract {
         int producers = THREADS / 2;
         int perProducer = 200;
         int total = producers * perProducer;
-        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().leaseDuration(Duration.ofHours(1)));
+        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().withLeaseDuration(Duration.ofHours(1)));
         Set<Long> enqueued = ConcurrentHashMap.newKeySet();
         Set<Long> delivered = ConcurrentHashMap.newKeySet();
         ConcurrentLinkedQueue<Long> twice = new ConcurrentLinkedQueue<>();
@@ -164,10 +164,10 @@ public abstract class ConcurrencyContract extends Contract {
                         for (int k = 0; k < 5; k++) {
                             batch.add("p" + t + "-" + (i + k));
                         }
-                        enqueued.addAll(q.enqueueAll(batch, Enqueue.priority(i % 3)));
+                        enqueued.addAll(q.enqueueAll(batch, Enqueue.defaults().withPriority(i % 3)));
                         i += 5;
                     } else {
-                        enqueued.add(q.enqueue("p" + t + "-" + i, Enqueue.priority(i % 3)));
+                        enqueued.add(q.enqueue("p" + t + "-" + i, Enqueue.defaults().withPriority(i % 3)));
                         i++;
                     }
                 }
@@ -201,7 +201,7 @@ public abstract class ConcurrencyContract extends Contract {
     @Test
     void concurrent_consumers_that_stop_at_their_first_empty_claim_leave_no_due_job_unclaimed() throws Exception {
         int total = 2000;
-        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().leaseDuration(Duration.ofHours(1)));
+        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().withLeaseDuration(Duration.ofHours(1)));
         List<String> payloads = new ArrayList<>();
         for (int i = 0; i < total; i++) {
             payloads.add("j" + i);
@@ -220,7 +220,7 @@ public abstract class ConcurrencyContract extends Contract {
             } else {
                 RowQueues instance = env().builder().build();
                 own.add(instance);
-                queues.add(instance.workQueue(q.name(), WorkQueueOptions.defaults().leaseDuration(Duration.ofHours(1))));
+                queues.add(instance.workQueue(q.name(), WorkQueueOptions.defaults().withLeaseDuration(Duration.ofHours(1))));
             }
         }
         try {
@@ -273,7 +273,7 @@ public abstract class ConcurrencyContract extends Contract {
 
     private void consumeWithAckAndClaim(RowQueues rq) throws Exception {
         int total = 600;
-        WorkQueue q = rq.workQueue(newName(), WorkQueueOptions.defaults().leaseDuration(Duration.ofHours(1)));
+        WorkQueue q = rq.workQueue(newName(), WorkQueueOptions.defaults().withLeaseDuration(Duration.ofHours(1)));
         List<String> payloads = new ArrayList<>();
         for (int i = 0; i < total; i++) {
             payloads.add("j" + i);
@@ -286,7 +286,7 @@ public abstract class ConcurrencyContract extends Contract {
         together(THREADS + 1, t -> {
             if (t == THREADS) { // a producer racing the consumers
                 for (int i = total / 2; i < total; i += 10) {
-                    enqueued.addAll(q.enqueueAll(payloads.subList(i, i + 10), Enqueue.priority(i % 3)));
+                    enqueued.addAll(q.enqueueAll(payloads.subList(i, i + 10), Enqueue.defaults().withPriority(i % 3)));
                 }
                 return;
             }
@@ -319,7 +319,7 @@ public abstract class ConcurrencyContract extends Contract {
     void concurrent_consumers_that_fail_and_crash_still_account_for_every_job() throws Exception {
         int total = 300;
         WorkQueue q = rq().workQueue(newName(),
-                WorkQueueOptions.defaults().maxAttempts(3).leaseDuration(Duration.ofMillis(400)));
+                WorkQueueOptions.defaults().withMaxAttempts(3).withLeaseDuration(Duration.ofMillis(400)));
         List<String> payloads = new ArrayList<>();
         for (int i = 0; i < total; i++) {
             payloads.add("j" + i);
@@ -355,7 +355,7 @@ public abstract class ConcurrencyContract extends Contract {
     @Test
     void concurrent_rotators_on_one_cursor_never_share_a_job() throws Exception {
         int total = 400;
-        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().leaseDuration(Duration.ofHours(1)));
+        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().withLeaseDuration(Duration.ofHours(1)));
         List<String> payloads = new ArrayList<>();
         for (int i = 0; i < total; i++) {
             payloads.add("m" + i);

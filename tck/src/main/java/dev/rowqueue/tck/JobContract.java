@@ -45,15 +45,15 @@ public abstract class JobContract extends Contract {
     private static final Duration LONG = Duration.ofHours(1);
 
     private WorkQueue queue() {
-        return rq().workQueue(newName(), WorkQueueOptions.defaults().leaseDuration(LONG).maxAttempts(3));
+        return rq().workQueue(newName(), WorkQueueOptions.defaults().withLeaseDuration(LONG).withMaxAttempts(3));
     }
 
     @Test
     void a_job_is_looked_up_by_id_in_each_state() {
-        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().leaseDuration(LONG).maxAttempts(1));
+        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().withLeaseDuration(LONG).withMaxAttempts(1));
         Instant before = Instant.now().minusSeconds(60);
-        long ready = q.enqueue("r <b>", Enqueue.priority(3).withKey("k1"));
-        long scheduled = q.enqueue("s", Enqueue.uniqueKey("u1").delay(LONG));
+        long ready = q.enqueue("r <b>", Enqueue.defaults().withPriority(3).withKey("k1"));
+        long scheduled = q.enqueue("s", Enqueue.defaults().withUniqueKey("u1").withDelay(LONG));
         long leased = q.enqueue("l");
         long dead = q.enqueue("d");
 
@@ -62,7 +62,7 @@ public abstract class JobContract extends Contract {
         assertEquals("r <b>", r.payload());
         assertEquals(3, r.priority());
         assertEquals("k1", r.key());
-        assertEquals(0, r.attempts());
+        assertEquals(0, r.failures());
         assertNotNull(r.dueAt());
         assertTrue(r.enqueuedAt().isAfter(before), r.toString());
         assertEquals(0, r.leaseToken());
@@ -90,7 +90,7 @@ public abstract class JobContract extends Contract {
 
         JobInfo d = q.job(dead).orElseThrow();
         assertEquals(JobState.DEAD, d.state());
-        assertEquals(1, d.attempts());
+        assertEquals(1, d.failures());
         assertEquals("boom <i>", d.lastError());
         assertEquals(0, d.leaseToken());
 
@@ -101,11 +101,11 @@ public abstract class JobContract extends Contract {
     void jobs_are_listed_by_state_newest_or_oldest_first_in_pages_without_gaps_or_duplicates_while_jobs_are_added() {
         WorkQueue q = queue();
         List<Long> ready = new ArrayList<>(q.enqueueAll(nCopies(23, "ready"), Enqueue.defaults()));
-        List<Long> scheduled = q.enqueueAll(nCopies(4, "later"), Enqueue.defaults().delay(LONG));
+        List<Long> scheduled = q.enqueueAll(nCopies(4, "later"), Enqueue.defaults().withDelay(LONG));
 
         // oldest first: jobs enqueued between pages come at the end, once
         List<Long> seen = new ArrayList<>();
-        JobPage page = q.jobs(JobQuery.state(JobState.READY).oldestFirst().limit(5));
+        JobPage page = q.jobs(JobQuery.all().withState(JobState.READY).oldestFirst().withLimit(5));
         int pages = 1;
         while (true) {
             page.jobs().forEach(j -> {
@@ -118,7 +118,7 @@ public abstract class JobContract extends Contract {
             }
             if (pages <= 3) {
                 ready.add(q.enqueue("added"));
-                q.enqueue("added later", Enqueue.defaults().delay(LONG));
+                q.enqueue("added later", Enqueue.defaults().withDelay(LONG));
             }
             page = q.jobs(page.next().get());
             pages++;
@@ -131,7 +131,7 @@ public abstract class JobContract extends Contract {
         List<Long> expected = new ArrayList<>(ready);
         expected.sort((a, b) -> Long.compare(b, a));
         List<Long> newest = new ArrayList<>();
-        page = q.jobs(JobQuery.state(JobState.READY).limit(7));
+        page = q.jobs(JobQuery.all().withState(JobState.READY).withLimit(7));
         while (true) {
             page.jobs().forEach(j -> newest.add(j.id()));
             if (page.next().isEmpty()) {
@@ -143,18 +143,18 @@ public abstract class JobContract extends Contract {
         }
         assertEquals(expected, newest);
 
-        JobPage sched = q.jobs(JobQuery.state(JobState.SCHEDULED).oldestFirst().limit(1000));
+        JobPage sched = q.jobs(JobQuery.all().withState(JobState.SCHEDULED).oldestFirst().withLimit(1000));
         assertEquals(7, sched.jobs().size());
         assertEquals(scheduled, sched.jobs().subList(0, 4).stream().map(JobInfo::id).toList());
         assertFalse(sched.more());
-        assertTrue(q.jobs(JobQuery.state(JobState.DEAD)).jobs().isEmpty());
-        assertTrue(q.jobs(JobQuery.state(JobState.LEASED)).jobs().isEmpty());
+        assertTrue(q.jobs(JobQuery.all().withState(JobState.DEAD)).jobs().isEmpty());
+        assertTrue(q.jobs(JobQuery.all().withState(JobState.LEASED)).jobs().isEmpty());
         assertEquals(q.stats().total(), countAll(q), "every state together is every job");
     }
 
     private static long countAll(WorkQueue q) {
         long n = 0;
-        JobPage page = q.jobs(JobQuery.all().limit(10));
+        JobPage page = q.jobs(JobQuery.all().withLimit(10));
         while (true) {
             n += page.jobs().size();
             if (page.next().isEmpty()) {
@@ -168,16 +168,16 @@ public abstract class JobContract extends Contract {
     @Test
     void jobs_of_one_key_are_found_in_each_state_and_leased_ones_are_listed_as_leased() {
         WorkQueue q = queue();
-        long a1 = q.enqueue("a1", Enqueue.key("tenant-a"));
-        q.enqueue("b1", Enqueue.key("tenant-b"));
-        long a2 = q.enqueue("a2", Enqueue.key("tenant-a").delay(LONG));
+        long a1 = q.enqueue("a1", Enqueue.defaults().withKey("tenant-a"));
+        q.enqueue("b1", Enqueue.defaults().withKey("tenant-b"));
+        long a2 = q.enqueue("a2", Enqueue.defaults().withKey("tenant-a").withDelay(LONG));
         q.enqueue("none");
-        assertEquals(List.of(a2, a1), ids(q.jobs(JobQuery.all().key("tenant-a"))));
-        assertEquals(List.of(a2), ids(q.jobs(JobQuery.state(JobState.SCHEDULED).key("tenant-a"))));
-        assertEquals(List.of(), ids(q.jobs(JobQuery.all().key("tenant-c"))));
+        assertEquals(List.of(a2, a1), ids(q.jobs(JobQuery.all().withKey("tenant-a"))));
+        assertEquals(List.of(a2), ids(q.jobs(JobQuery.all().withState(JobState.SCHEDULED).withKey("tenant-a"))));
+        assertEquals(List.of(), ids(q.jobs(JobQuery.all().withKey("tenant-c"))));
         Job job = q.claim(1).get(0);
         assertEquals(a1, job.id());
-        JobPage leased = q.jobs(JobQuery.state(JobState.LEASED).key("tenant-a"));
+        JobPage leased = q.jobs(JobQuery.all().withState(JobState.LEASED).withKey("tenant-a"));
         assertEquals(List.of(a1), ids(leased));
         assertEquals(job.leaseToken(), leased.jobs().get(0).leaseToken());
     }
@@ -189,8 +189,8 @@ public abstract class JobContract extends Contract {
     @Test
     void a_ready_or_a_scheduled_job_is_cancelled_and_never_delivered() {
         WorkQueue q = queue();
-        long ready = q.enqueue("ready", Enqueue.uniqueKey("once"));
-        long scheduled = q.enqueue("scheduled", Enqueue.defaults().delay(LONG));
+        long ready = q.enqueue("ready", Enqueue.defaults().withUniqueKey("once"));
+        long scheduled = q.enqueue("scheduled", Enqueue.defaults().withDelay(LONG));
         long other = q.enqueue("other");
         assertEquals(CancelOutcome.CANCELLED, q.cancel(ready));
         assertEquals(CancelOutcome.CANCELLED, q.cancel(scheduled));
@@ -198,7 +198,7 @@ public abstract class JobContract extends Contract {
         assertTrue(q.job(scheduled).isEmpty());
         assertEquals(List.of(other), q.claim(10).stream().map(Job::id).toList());
         assertEquals(CancelOutcome.NOT_FOUND, q.cancel(ready), "a second cancel finds nothing");
-        assertNotEquals(ready, q.enqueue("again", Enqueue.uniqueKey("once")),
+        assertNotEquals(ready, q.enqueue("again", Enqueue.defaults().withUniqueKey("once")),
                 "a cancelled job gives up its unique key");
     }
 
@@ -218,7 +218,7 @@ public abstract class JobContract extends Contract {
 
     @Test
     void a_dead_job_is_not_cancelled_and_an_unknown_id_is_not_found() {
-        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().maxAttempts(1));
+        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().withMaxAttempts(1));
         long id = q.enqueue("doomed");
         q.nack(q.claim(1).get(0), Duration.ZERO, "failed");
         assertEquals(CancelOutcome.DEAD, q.cancel(id));
@@ -235,14 +235,14 @@ public abstract class JobContract extends Contract {
         refused(() -> q.job(-1));
         refused(() -> q.cancel(0));
         refused(() -> q.cancel(Long.MIN_VALUE));
-        refused(() -> JobQuery.all().limit(0));
-        refused(() -> JobQuery.all().limit(JobQuery.MAX_LIMIT + 1));
-        refused(() -> JobQuery.all().after(-1));
-        refused(() -> JobQuery.all().key(""));
+        refused(() -> JobQuery.all().withLimit(0));
+        refused(() -> JobQuery.all().withLimit(JobQuery.MAX_LIMIT + 1));
+        refused(() -> JobQuery.all().withAfter(-1));
+        refused(() -> JobQuery.all().withKey(""));
         long before = env().counting().executions();
         assertThrows(NullPointerException.class, () -> q.jobs(null));
-        assertThrows(NullPointerException.class, () -> JobQuery.all().key(null));
-        assertThrows(NullPointerException.class, () -> JobQuery.state(null));
+        assertThrows(NullPointerException.class, () -> JobQuery.all().withKey(null));
+        assertThrows(NullPointerException.class, () -> JobQuery.all().withState(null));
         assertEquals(before, env().counting().executions(), "no SQL may run for refused input");
     }
 
@@ -256,7 +256,7 @@ public abstract class JobContract extends Contract {
     void activity_counts_enqueued_finished_and_failed_jobs_per_minute_and_writes_them_on_close() {
         String name = newName();
         try (RowQueues recording = env().builder().recordActivity(true).build()) {
-            WorkQueue q = recording.workQueue(name, WorkQueueOptions.defaults().leaseDuration(LONG));
+            WorkQueue q = recording.workQueue(name, WorkQueueOptions.defaults().withLeaseDuration(LONG));
             q.enqueueAll(List.of("a", "b", "c"), Enqueue.defaults());
             q.enqueue("d");
             List<Job> jobs = q.claim(3);

@@ -58,7 +58,7 @@ public abstract class KeyedJobContract extends Contract {
     }
 
     private static WorkQueueOptions leasedLong() {
-        return WorkQueueOptions.defaults().leaseDuration(LONG);
+        return WorkQueueOptions.defaults().withLeaseDuration(LONG);
     }
 
     private static List<String> payloads(List<Job> jobs) {
@@ -70,10 +70,10 @@ public abstract class KeyedJobContract extends Contract {
     @Test
     void a_claimed_job_carries_its_key_and_keys_are_compared_exactly() {
         WorkQueue q = queue(leasedLong());
-        q.enqueue("a", Enqueue.key("tenant-42"));
+        q.enqueue("a", Enqueue.defaults().withKey("tenant-42"));
         q.enqueue("b");
-        q.enqueueAll(List.of("c", "d"), Enqueue.key("Tenant-42 "));
-        q.enqueue("e", Enqueue.key("t\u00e9nant-\uD83D\uDE00"));
+        q.enqueueAll(List.of("c", "d"), Enqueue.defaults().withKey("Tenant-42 "));
+        q.enqueue("e", Enqueue.defaults().withKey("t\u00e9nant-\uD83D\uDE00"));
         List<Job> jobs = q.claim(10);
         assertEquals(List.of("a", "b", "c", "d", "e"), payloads(jobs));
         List<String> keys = new ArrayList<>();
@@ -91,22 +91,22 @@ public abstract class KeyedJobContract extends Contract {
     void bad_keys_are_refused_before_any_sql_runs() {
         WorkQueue q = queue(leasedLong());
         long before = env().counting().executions();
-        assertThrows(IllegalArgumentException.class, () -> Enqueue.key(""));
-        assertThrows(IllegalArgumentException.class, () -> Enqueue.key(null));
-        assertThrows(IllegalArgumentException.class, () -> Enqueue.key("x".repeat(Enqueue.MAX_KEY_LENGTH + 1)));
-        assertThrows(IllegalArgumentException.class, () -> Enqueue.key("nul\u0000"));
-        assertThrows(IllegalArgumentException.class, () -> Enqueue.uniqueKey("lone \uD800 surrogate"));
-        assertThrows(IllegalStateException.class, () -> Enqueue.priority(1).unique());
-        assertThrows(IllegalArgumentException.class, () -> WorkQueueOptions.defaults().maxLeasedPerKey(-1));
+        assertThrows(IllegalArgumentException.class, () -> Enqueue.defaults().withKey(""));
+        assertThrows(IllegalArgumentException.class, () -> Enqueue.defaults().withKey(null));
+        assertThrows(IllegalArgumentException.class, () -> Enqueue.defaults().withKey("x".repeat(Enqueue.MAX_KEY_LENGTH + 1)));
+        assertThrows(IllegalArgumentException.class, () -> Enqueue.defaults().withKey("nul\u0000"));
+        assertThrows(IllegalArgumentException.class, () -> Enqueue.defaults().withUniqueKey("lone \uD800 surrogate"));
+        assertThrows(IllegalStateException.class, () -> Enqueue.defaults().withPriority(1).unique());
+        assertThrows(IllegalArgumentException.class, () -> WorkQueueOptions.defaults().withMaxLeasedPerKey(-1));
         assertThrows(IllegalArgumentException.class,
-                () -> q.enqueueAll(List.of("a", "b"), Enqueue.key("k").unique()), "a unique key names one job");
-        WorkQueue limited = rq().workQueue(q.name(), leasedLong().maxLeasedPerKey(1));
+                () -> q.enqueueAll(List.of("a", "b"), Enqueue.defaults().withKey("k").unique()), "a unique key names one job");
+        WorkQueue limited = rq().workQueue(q.name(), leasedLong().withMaxLeasedPerKey(1));
         assertThrows(IllegalStateException.class, () -> limited.rotate("c", 1));
         assertThrows(IllegalArgumentException.class, () -> q.rotate(WorkTables.CLAIM_GATE, 1),
                 "the gate's cursor name is reserved");
         assertEquals(before, env().counting().executions(), "no statement ran");
         assertEquals(0, q.stats().total());
-        long id = q.enqueue("longest", Enqueue.key("k".repeat(Enqueue.MAX_KEY_LENGTH)).unique());
+        long id = q.enqueue("longest", Enqueue.defaults().withKey("k".repeat(Enqueue.MAX_KEY_LENGTH)).unique());
         Job job = q.claim(1).get(0);
         assertEquals(id, job.id());
         assertEquals("k".repeat(Enqueue.MAX_KEY_LENGTH), job.key(), "a key of the longest length is kept whole");
@@ -117,16 +117,16 @@ public abstract class KeyedJobContract extends Contract {
     @Test
     void an_enqueue_with_the_unique_key_of_a_ready_scheduled_or_leased_job_returns_its_id_and_writes_nothing() {
         WorkQueue q = queue(leasedLong());
-        long ready = q.enqueue("first", Enqueue.uniqueKey("ready"));
-        assertEquals(ready, q.enqueue("second", Enqueue.uniqueKey("ready")));
-        assertEquals(ready, q.enqueueAll(List.of("third"), Enqueue.key("other").withUniqueKey("ready")).get(0));
-        long scheduled = q.enqueue("later", Enqueue.delayed(LONG).withUniqueKey("scheduled"));
-        assertEquals(scheduled, q.enqueue("now", Enqueue.uniqueKey("scheduled")));
+        long ready = q.enqueue("first", Enqueue.defaults().withUniqueKey("ready"));
+        assertEquals(ready, q.enqueue("second", Enqueue.defaults().withUniqueKey("ready")));
+        assertEquals(ready, q.enqueueAll(List.of("third"), Enqueue.defaults().withKey("other").withUniqueKey("ready")).get(0));
+        long scheduled = q.enqueue("later", Enqueue.defaults().withDelay(LONG).withUniqueKey("scheduled"));
+        assertEquals(scheduled, q.enqueue("now", Enqueue.defaults().withUniqueKey("scheduled")));
         assertEquals(new QueueStats(1, 1, 0, 0), q.stats(), "nothing was written by the duplicates");
-        long leased = q.enqueue("running", Enqueue.key("leased").unique());
+        long leased = q.enqueue("running", Enqueue.defaults().withKey("leased").unique());
         Job job = q.claim(5).stream().filter(j -> j.id() == leased).findFirst().orElseThrow();
         assertEquals("running", job.payload());
-        assertEquals(leased, q.enqueue("again", Enqueue.key("leased").unique()), "a leased job holds its key");
+        assertEquals(leased, q.enqueue("again", Enqueue.defaults().withKey("leased").unique()), "a leased job holds its key");
         assertEquals(3, q.stats().total());
         assertEquals(List.of(), q.claim(5), "the duplicate enqueues made no job");
     }
@@ -136,7 +136,7 @@ public abstract class KeyedJobContract extends Contract {
         WorkQueue q = queue(leasedLong());
         Set<Long> ids = new HashSet<>();
         for (String k : List.of("inv", "INV", "inv ", " inv", "inv  ")) {
-            ids.add(q.enqueue(k, Enqueue.uniqueKey(k)));
+            ids.add(q.enqueue(k, Enqueue.defaults().withUniqueKey(k)));
         }
         assertEquals(5, ids.size());
         assertEquals(5, q.stats().ready());
@@ -144,17 +144,17 @@ public abstract class KeyedJobContract extends Contract {
 
     @Test
     void an_acked_or_dead_job_frees_its_unique_key_and_a_revived_one_does_not_take_it_back() {
-        WorkQueue q = queue(leasedLong().maxAttempts(1));
-        long first = q.enqueue("one", Enqueue.uniqueKey("k"));
+        WorkQueue q = queue(leasedLong().withMaxAttempts(1));
+        long first = q.enqueue("one", Enqueue.defaults().withUniqueKey("k"));
         assertTrue(q.ack(q.claim(1).get(0)));
-        long second = q.enqueue("two", Enqueue.uniqueKey("k"));
+        long second = q.enqueue("two", Enqueue.defaults().withUniqueKey("k"));
         assertNotEquals(first, second, "an acked job frees its unique key");
         assertTrue(q.nack(q.claim(1).get(0), Duration.ZERO, "failed"));
         assertEquals(1, q.stats().dead());
-        long third = q.enqueue("three", Enqueue.uniqueKey("k"));
+        long third = q.enqueue("three", Enqueue.defaults().withUniqueKey("k"));
         assertNotEquals(second, third, "a dead job frees its unique key");
         assertTrue(q.revive(second));
-        assertEquals(third, q.enqueue("four", Enqueue.uniqueKey("k")), "the revived job no longer holds the key");
+        assertEquals(third, q.enqueue("four", Enqueue.defaults().withUniqueKey("k")), "the revived job no longer holds the key");
         assertEquals(2, q.stats().ready());
     }
 
@@ -185,7 +185,7 @@ public abstract class KeyedJobContract extends Contract {
                 Map<Integer, Long> ids = new ConcurrentHashMap<>();
                 int r = round;
                 ConcurrencyContract.together(producers, t -> ids.put(t,
-                        handles.get(t).enqueue("r" + r + "-p" + t, Enqueue.key(key).unique())));
+                        handles.get(t).enqueue("r" + r + "-p" + t, Enqueue.defaults().withKey(key).unique())));
                 assertEquals(1, new HashSet<>(ids.values()).size(), "round " + round + ": one job for " + key
                         + ", got ids " + ids);
                 if (round == rounds - 1) {
@@ -207,9 +207,9 @@ public abstract class KeyedJobContract extends Contract {
 
     @Test
     void with_max_leased_per_key_1_a_key_has_one_leased_job_and_the_next_waits_for_its_ack() {
-        WorkQueue q = queue(leasedLong().maxLeasedPerKey(1));
-        q.enqueueAll(List.of("a1", "a2", "a3"), Enqueue.key("a"));
-        q.enqueue("b1", Enqueue.key("b").withPriority(-1));
+        WorkQueue q = queue(leasedLong().withMaxLeasedPerKey(1));
+        q.enqueueAll(List.of("a1", "a2", "a3"), Enqueue.defaults().withKey("a"));
+        q.enqueue("b1", Enqueue.defaults().withKey("b").withPriority(-1));
         q.enqueue("free1");
         q.enqueue("free2");
         List<Job> first = q.claim(10);
@@ -225,15 +225,15 @@ public abstract class KeyedJobContract extends Contract {
     @Test
     void a_keys_jobs_are_handed_out_in_enqueue_order_whatever_their_priority_and_a_job_not_yet_due_waits()
             throws Exception {
-        WorkQueue q = queue(leasedLong().maxLeasedPerKey(1));
-        q.enqueue("k-first", Enqueue.key("k").delay(Duration.ofMillis(300)));
-        q.enqueue("k-second", Enqueue.key("k").withPriority(9));
-        q.enqueue("other", Enqueue.key("o").withPriority(5));
+        WorkQueue q = queue(leasedLong().withMaxLeasedPerKey(1));
+        q.enqueue("k-first", Enqueue.defaults().withKey("k").withDelay(Duration.ofMillis(300)));
+        q.enqueue("k-second", Enqueue.defaults().withKey("k").withPriority(9));
+        q.enqueue("other", Enqueue.defaults().withKey("o").withPriority(5));
         List<Job> jobs = q.claim(10);
         assertEquals(List.of("k-second", "other"), payloads(jobs),
                 "a job not yet due does not hold its key back; priority orders keys");
         TimeUnit.MILLISECONDS.sleep(400);
-        q.enqueue("k-third", Enqueue.key("k").withPriority(100));
+        q.enqueue("k-third", Enqueue.defaults().withKey("k").withPriority(100));
         assertEquals(List.of(), q.claim(10), "k's first job is due now, but k has its leased job");
         assertTrue(q.ack(jobs.get(0)));
         List<Job> next = q.claim(10);
@@ -244,9 +244,9 @@ public abstract class KeyedJobContract extends Contract {
 
     @Test
     void with_max_leased_per_key_n_a_batch_takes_n_jobs_of_a_key_at_most() {
-        WorkQueue q = queue(leasedLong().maxLeasedPerKey(3));
-        q.enqueueAll(List.of("a1", "a2", "a3", "a4", "a5"), Enqueue.key("a"));
-        q.enqueueAll(List.of("b1", "b2"), Enqueue.key("b"));
+        WorkQueue q = queue(leasedLong().withMaxLeasedPerKey(3));
+        q.enqueueAll(List.of("a1", "a2", "a3", "a4", "a5"), Enqueue.defaults().withKey("a"));
+        q.enqueueAll(List.of("b1", "b2"), Enqueue.defaults().withKey("b"));
         List<Job> jobs = q.claim(10);
         assertEquals(Set.of("a1", "a2", "a3", "b1", "b2"), Set.copyOf(payloads(jobs)));
         assertEquals(List.of(), q.claim(10));
@@ -257,21 +257,21 @@ public abstract class KeyedJobContract extends Contract {
 
     @Test
     void an_expired_lease_frees_the_keys_slot_and_the_job_comes_back_first() throws Exception {
-        WorkQueue q = queue(WorkQueueOptions.defaults().leaseDuration(Duration.ofMillis(300)).maxLeasedPerKey(1));
-        q.enqueueAll(List.of("k1", "k2"), Enqueue.key("k"));
+        WorkQueue q = queue(WorkQueueOptions.defaults().withLeaseDuration(Duration.ofMillis(300)).withMaxLeasedPerKey(1));
+        q.enqueueAll(List.of("k1", "k2"), Enqueue.defaults().withKey("k"));
         Job first = q.claim(5).get(0);
         assertEquals("k1", first.payload());
         assertEquals(List.of(), q.claim(5));
         TimeUnit.MILLISECONDS.sleep(500);
         List<Job> again = q.claim(5);
         assertEquals(List.of("k1"), payloads(again), "the job whose lease ended, not the key's next one");
-        assertEquals(1, again.get(0).attempts());
+        assertEquals(1, again.get(0).failures());
     }
 
     @Test
     void ack_and_claim_under_a_per_key_limit_acks_then_claims_the_keys_next_job() {
-        WorkQueue q = queue(leasedLong().maxLeasedPerKey(1));
-        q.enqueueAll(List.of("a1", "a2"), Enqueue.key("a"));
+        WorkQueue q = queue(leasedLong().withMaxLeasedPerKey(1));
+        q.enqueueAll(List.of("a1", "a2"), Enqueue.defaults().withKey("a"));
         List<Job> held = q.claim(5);
         assertEquals(List.of("a1"), payloads(held));
         Handoff h = q.ackAndClaim(held, 5);
@@ -298,7 +298,7 @@ public abstract class KeyedJobContract extends Contract {
         int keys = 50;
         int perKey = 20;
         int total = keys * perKey;
-        WorkQueueOptions options = leasedLong().maxLeasedPerKey(1);
+        WorkQueueOptions options = leasedLong().withMaxLeasedPerKey(1);
         WorkQueue q = queue(options);
         List<Integer> order = new ArrayList<>();
         for (int k = 0; k < keys; k++) {
@@ -312,7 +312,7 @@ public abstract class KeyedJobContract extends Contract {
                 for (int j = i; j < i + 5; j++) {
                     batch.add("k" + k + "#" + j);
                 }
-                List<Long> ids = q.enqueueAll(batch, Enqueue.key("k" + k)
+                List<Long> ids = q.enqueueAll(batch, Enqueue.defaults().withKey("k" + k)
                         .withPriority(ThreadLocalRandom.current().nextInt(4)));
                 for (int j = 0; j < ids.size(); j++) {
                     payloadOf.put(ids.get(j), batch.get(j));
@@ -417,14 +417,14 @@ public abstract class KeyedJobContract extends Contract {
         int keys = 20;
         int perKey = 20;
         int total = keys * perKey;
-        WorkQueueOptions options = leasedLong().maxLeasedPerKey(1).maxAttempts(1000);
+        WorkQueueOptions options = leasedLong().withMaxLeasedPerKey(1).withMaxAttempts(1000);
         WorkQueue q = queue(options);
         for (int k = 0; k < keys; k++) {
             List<String> batch = new ArrayList<>();
             for (int i = 0; i < perKey; i++) {
                 batch.add("k" + k + "#" + i);
             }
-            q.enqueueAll(batch, Enqueue.key("k" + k));
+            q.enqueueAll(batch, Enqueue.defaults().withKey("k" + k));
         }
         Map<String, Long> holding = new ConcurrentHashMap<>();
         ConcurrentLinkedQueue<String> overlaps = new ConcurrentLinkedQueue<>();
@@ -477,7 +477,7 @@ public abstract class KeyedJobContract extends Contract {
      */
     @Test
     void a_worker_under_max_leased_per_key_1_runs_one_job_of_a_key_at_a_time_in_order() throws Exception {
-        WorkQueue q = queue(leasedLong().maxLeasedPerKey(1));
+        WorkQueue q = queue(leasedLong().withMaxLeasedPerKey(1));
         int keys = 6;
         int perKey = 15;
         for (int k = 0; k < keys; k++) {
@@ -485,7 +485,7 @@ public abstract class KeyedJobContract extends Contract {
             for (int i = 0; i < perKey; i++) {
                 batch.add(k + "#" + i);
             }
-            q.enqueueAll(batch, Enqueue.key("k" + k));
+            q.enqueueAll(batch, Enqueue.defaults().withKey("k" + k));
         }
         Set<String> running = ConcurrentHashMap.newKeySet();
         ConcurrentLinkedQueue<String> overlaps = new ConcurrentLinkedQueue<>();
@@ -500,7 +500,7 @@ public abstract class KeyedJobContract extends Contract {
             LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(300));
             running.remove(job.key());
             ran.incrementAndGet();
-        }, dev.rowqueue.WorkerOptions.threads(4).withPrefetch(4)).start()) {
+        }, dev.rowqueue.WorkerOptions.defaults().withThreads(4).withPrefetch(4)).start()) {
             long deadline = System.nanoTime() + LIVENESS.toNanos();
             while (q.stats().total() > 0 && System.nanoTime() < deadline) {
                 TimeUnit.MILLISECONDS.sleep(20);
@@ -524,20 +524,20 @@ public abstract class KeyedJobContract extends Contract {
      */
     @Test
     void fair_claims_take_all_small_keys_jobs_within_the_first_200_while_one_key_holds_10000() {
-        WorkQueue q = queue(leasedLong().fairClaims(true));
+        WorkQueue q = queue(leasedLong().withFairClaims(true));
         List<String> chunk = new ArrayList<>();
         for (int i = 0; i < 1000; i++) {
             chunk.add("big");
         }
         for (int i = 0; i < 10; i++) {
-            q.enqueueAll(chunk, Enqueue.key("big"));
+            q.enqueueAll(chunk, Enqueue.defaults().withKey("big"));
         }
         for (int k = 0; k < 9; k++) {
             List<String> small = new ArrayList<>();
             for (int i = 0; i < 10; i++) {
                 small.add("small" + k + "#" + i);
             }
-            q.enqueueAll(small, Enqueue.key("small" + k));
+            q.enqueueAll(small, Enqueue.defaults().withKey("small" + k));
         }
         WorkQueue plain = rq().workQueue(q.name(), leasedLong());
         assertEquals("big", plain.claim(1).get(0).payload(), "plain claims follow id order here");
@@ -563,9 +563,9 @@ public abstract class KeyedJobContract extends Contract {
 
     @Test
     void fair_claims_of_one_job_visit_every_key_before_a_keys_second_job_and_a_new_key_joins_the_current_round() {
-        WorkQueue q = queue(leasedLong().fairClaims(true));
+        WorkQueue q = queue(leasedLong().withFairClaims(true));
         for (String k : List.of("a", "b", "c")) {
-            q.enqueueAll(List.of(k + "1", k + "2", k + "3"), Enqueue.key(k));
+            q.enqueueAll(List.of(k + "1", k + "2", k + "3"), Enqueue.defaults().withKey(k));
         }
         List<String> taken = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
@@ -574,16 +574,16 @@ public abstract class KeyedJobContract extends Contract {
             assertTrue(q.ack(job));
         }
         assertEquals(List.of("a1", "b1", "c1", "a2"), taken);
-        q.enqueueAll(List.of("d1", "d2"), Enqueue.key("d"));
+        q.enqueueAll(List.of("d1", "d2"), Enqueue.defaults().withKey("d"));
         List<String> next = payloads(q.claim(4));
         assertEquals(List.of("b2", "c2", "d1", "a3"), next, "d joins round 2, not round 1");
     }
 
     @Test
     void fair_claims_under_a_per_key_limit_keep_the_limit() {
-        WorkQueue q = queue(leasedLong().fairClaims(true).maxLeasedPerKey(1));
-        q.enqueueAll(List.of("a1", "a2", "a3"), Enqueue.key("a"));
-        q.enqueueAll(List.of("b1", "b2"), Enqueue.key("b"));
+        WorkQueue q = queue(leasedLong().withFairClaims(true).withMaxLeasedPerKey(1));
+        q.enqueueAll(List.of("a1", "a2", "a3"), Enqueue.defaults().withKey("a"));
+        q.enqueueAll(List.of("b1", "b2"), Enqueue.defaults().withKey("b"));
         List<Job> jobs = q.claim(10);
         assertEquals(List.of("a1", "b1"), payloads(jobs));
         assertEquals(List.of(), q.claim(10));
@@ -623,7 +623,7 @@ public abstract class KeyedJobContract extends Contract {
         insertAsVersion1(t, "old-1", now - 1000);
         insertAsVersion1(t, "old-2", now - 1000);
         try (RowQueues fresh = env().builder().build()) {
-            WorkQueue q = fresh.workQueue(name, leasedLong().maxLeasedPerKey(1));
+            WorkQueue q = fresh.workQueue(name, leasedLong().withMaxLeasedPerKey(1));
             assertEquals(Integer.valueOf(Schema.VERSION), env().<Integer>jdbc(c -> {
                 try (PreparedStatement ps = c.prepareStatement("SELECT schema_version FROM " + Dialect.CATALOG_TABLE
                         + " WHERE queue_name = ?")) {
@@ -634,9 +634,9 @@ public abstract class KeyedJobContract extends Contract {
                     }
                 }
             }), "the catalog records schema version " + Schema.VERSION);
-            long unique = q.enqueue("new", Enqueue.key("k").unique());
-            assertEquals(unique, q.enqueue("dup", Enqueue.key("k").unique()));
-            q.enqueue("k-next", Enqueue.key("k"));
+            long unique = q.enqueue("new", Enqueue.defaults().withKey("k").unique());
+            assertEquals(unique, q.enqueue("dup", Enqueue.defaults().withKey("k").unique()));
+            q.enqueue("k-next", Enqueue.defaults().withKey("k"));
             insertAsVersion1(t, "old-3", now);
             List<Job> jobs = q.claim(10);
             assertEquals(Set.of("old-1", "old-2", "old-3", "new"), Set.copyOf(payloads(jobs)));

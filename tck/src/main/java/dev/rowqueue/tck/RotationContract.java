@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 public abstract class RotationContract extends Contract {
 
     private WorkQueue queue(int jobs) {
-        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().leaseDuration(LONG)).create();
+        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().withLeaseDuration(LONG)).create();
         List<String> payloads = new ArrayList<>();
         for (int i = 1; i <= jobs; i++) {
             payloads.add("m" + i);
@@ -52,9 +52,9 @@ public abstract class RotationContract extends Contract {
 
     @Test
     void rotation_ignores_priority_and_follows_ids() {
-        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().leaseDuration(LONG)).create();
-        q.enqueue("low", Enqueue.priority(-5));
-        q.enqueue("high", Enqueue.priority(5));
+        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().withLeaseDuration(LONG)).create();
+        q.enqueue("low", Enqueue.defaults().withPriority(-5));
+        q.enqueue("high", Enqueue.defaults().withPriority(5));
         assertEquals(List.of("low", "high"), payloads(q.rotate("c", 2)));
     }
 
@@ -67,9 +67,9 @@ public abstract class RotationContract extends Contract {
 
     @Test
     void rotation_skips_dead_delayed_and_leased_jobs() {
-        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().maxAttempts(1).leaseDuration(LONG));
+        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().withMaxAttempts(1).withLeaseDuration(LONG));
         q.enqueueAll(List.of("m1", "m2", "m3", "m4"), Enqueue.defaults());
-        q.enqueue("m5-delayed", Enqueue.delayed(LONG));
+        q.enqueue("m5-delayed", Enqueue.defaults().withDelay(LONG));
         List<Job> claimed = q.claim(2); // m1, m2
         q.nack(claimed.get(0), Duration.ZERO); // m1 dead
         assertEquals(List.of("m3", "m4"), payloads(q.rotate("c", 10)), "m1 dead, m2 leased, m5 not due");
@@ -91,7 +91,7 @@ public abstract class RotationContract extends Contract {
         WorkQueue q = queue(6);
         handBack(q, q.rotate("shared", 2));
         try (RowQueues other = env().builder().build()) {
-            WorkQueue again = other.workQueue(q.name(), WorkQueueOptions.defaults().leaseDuration(LONG));
+            WorkQueue again = other.workQueue(q.name(), WorkQueueOptions.defaults().withLeaseDuration(LONG));
             assertEquals(List.of("m3", "m4"), payloads(handBack(again, again.rotate("shared", 2))));
         }
         assertEquals(List.of("m5", "m6"), payloads(q.rotate("shared", 2)));

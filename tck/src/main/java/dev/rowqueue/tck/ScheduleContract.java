@@ -87,7 +87,7 @@ public abstract class ScheduleContract extends Contract {
     }
 
     private WorkQueue newQueue() {
-        return rq().workQueue(newName(), WorkQueueOptions.defaults().leaseDuration(LONG)).create();
+        return rq().workQueue(newName(), WorkQueueOptions.defaults().withLeaseDuration(LONG)).create();
     }
 
     /** A scheduler node: its own instance with the scheduler on, started. */
@@ -136,7 +136,7 @@ public abstract class ScheduleContract extends Contract {
     /** Defines a schedule every {@code periodMs} whose jobs carry their slot (payload {slot_ms}). */
     private ScheduleInfo slotsEvery(String name, WorkQueue q, long periodMs, MissedSlots missed) {
         return defs().define(name, Schedule.every(Duration.ofMillis(periodMs)),
-                ScheduleOptions.queue(q.name()).payload("{slot_ms}").missed(missed));
+                ScheduleOptions.forQueue(q.name()).withPayload("{slot_ms}").withMissed(missed));
     }
 
     /** Waits until the schedule's next slot is after {@code slotMs}, then stops every scheduler node. */
@@ -255,7 +255,7 @@ public abstract class ScheduleContract extends Contract {
             WorkQueue q = newQueue();
             String name = scheduleName();
             defs().define(name, Schedule.every(Duration.ofMillis(100)),
-                    ScheduleOptions.queue(q.name()).payload("{slot_ms}").missed(policy));
+                    ScheduleOptions.forQueue(q.name()).withPayload("{slot_ms}").withMissed(policy));
             queues.put(policy, q);
             names.put(policy, name);
         }
@@ -289,7 +289,7 @@ public abstract class ScheduleContract extends Contract {
         WorkQueue q = newQueue();
         String name = scheduleName();
         defs().define(name, Schedule.every(Duration.ofMillis(100)),
-                ScheduleOptions.queue(q.name()).payload("{slot_ms}"));
+                ScheduleOptions.forQueue(q.name()).withPayload("{slot_ms}"));
         assertTrue(defs().pause(name));
         assertTrue(defs().get(name).orElseThrow().paused());
         RowQueues node = scheduler(env().builder(), Duration.ofMillis(20));
@@ -313,7 +313,7 @@ public abstract class ScheduleContract extends Contract {
     void a_fixed_delay_waits_for_its_job_to_finish() {
         WorkQueue q = newQueue();
         String name = scheduleName();
-        defs().define(name, Schedule.fixedDelay(Duration.ofMillis(100)), ScheduleOptions.queue(q.name()));
+        defs().define(name, Schedule.fixedDelay(Duration.ofMillis(100)), ScheduleOptions.forQueue(q.name()));
         scheduler(env().builder(), Duration.ofMillis(20));
         await("the first job", () -> q.stats().total() > 0);
         List<Job> first = q.claim(10);
@@ -331,7 +331,7 @@ public abstract class ScheduleContract extends Contract {
     void trigger_now_enqueues_one_job_without_moving_the_slots_and_delete_removes_the_schedule() {
         WorkQueue q = newQueue();
         String name = scheduleName();
-        ScheduleInfo info = defs().define(name, "@yearly", ScheduleOptions.queue(q.name()).payload("{schedule}"));
+        ScheduleInfo info = defs().define(name, "@yearly", ScheduleOptions.forQueue(q.name()).withPayload("{schedule}"));
         long id = defs().triggerNow(name);
         List<Job> jobs = q.claim(10);
         assertEquals(1, jobs.size());
@@ -351,8 +351,8 @@ public abstract class ScheduleContract extends Contract {
         WorkQueue q = newQueue();
         String bad = scheduleName();
         String good = scheduleName();
-        defs().define(bad, "@daily", ScheduleOptions.queue(q.name()));
-        defs().define(good, "@hourly", ScheduleOptions.queue(q.name()));
+        defs().define(bad, "@daily", ScheduleOptions.forQueue(q.name()));
+        defs().define(good, "@hourly", ScheduleOptions.forQueue(q.name()));
         // as a newer version, or a hand edit, may leave it (the name is validated, so it can be spelt into the SQL)
         env().execute("UPDATE " + dev.rowqueue.spi.Schema.SCHEDULES_TABLE + " SET spec = 'every:fortnight'"
                 + " WHERE schedule_name = '" + bad + "'");
@@ -363,7 +363,7 @@ public abstract class ScheduleContract extends Contract {
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> defs().get(bad));
         assertTrue(e.getMessage().contains(bad) && e.getMessage().contains("every:fortnight"), e.getMessage());
 
-        ScheduleInfo repaired = defs().replace(bad, "@weekly", ScheduleOptions.queue(q.name()));
+        ScheduleInfo repaired = defs().replace(bad, "@weekly", ScheduleOptions.forQueue(q.name()));
         assertEquals(Schedule.parse("cron:@weekly"), repaired.schedule());
         assertTrue(defs().list().stream().anyMatch(s -> s.name().equals(bad)));
         assertTrue(defs().delete(bad));
@@ -376,20 +376,20 @@ public abstract class ScheduleContract extends Contract {
         WorkQueue q = newQueue();
         WorkQueue other = newQueue();
         String name = scheduleName();
-        ScheduleOptions options = ScheduleOptions.queue(q.name());
-        ScheduleInfo info = defs().define(name, "0 9 * * MON-FRI", options.zone("Europe/Berlin"));
+        ScheduleOptions options = ScheduleOptions.forQueue(q.name());
+        ScheduleInfo info = defs().define(name, "0 9 * * MON-FRI", options.withZone("Europe/Berlin"));
         assertEquals(info, defs().define(name, Schedule.cron("0 9 * * 1-5", ZoneId.of("Europe/Berlin")), options),
                 "the same definition, written differently, is no conflict");
         assertThrows(ScheduleConflictException.class, () -> defs().define(name, "0 10 * * MON-FRI",
-                options.zone("Europe/Berlin")));
+                options.withZone("Europe/Berlin")));
         assertThrows(ScheduleConflictException.class, () -> defs().define(name, "0 9 * * MON-FRI", options));
         assertThrows(ScheduleConflictException.class, () -> defs().define(name, "0 9 * * MON-FRI",
-                ScheduleOptions.queue(other.name()).zone("Europe/Berlin")));
+                ScheduleOptions.forQueue(other.name()).withZone("Europe/Berlin")));
         assertThrows(ScheduleConflictException.class, () -> defs().define(name, "0 9 * * MON-FRI",
-                options.zone("Europe/Berlin").missed(MissedSlots.SKIP)));
+                options.withZone("Europe/Berlin").withMissed(MissedSlots.SKIP)));
         assertEquals(info, defs().get(name).orElseThrow(), "a conflict changes nothing");
         ScheduleInfo replaced = defs().replace(name, Schedule.every(Duration.ofMinutes(5)),
-                options.payload("p").missed(MissedSlots.SKIP));
+                options.withPayload("p").withMissed(MissedSlots.SKIP));
         assertEquals(Schedule.every(Duration.ofMinutes(5)), replaced.schedule());
         assertEquals("p", replaced.options().payload());
         assertEquals(MissedSlots.SKIP, replaced.options().missed());
@@ -403,7 +403,7 @@ public abstract class ScheduleContract extends Contract {
     private List<Instant> next3(String spec, String zone) {
         WorkQueue q = newQueue();
         String name = scheduleName();
-        defs().define(name, spec, ScheduleOptions.queue(q.name()).zone(zone));
+        defs().define(name, spec, ScheduleOptions.forQueue(q.name()).withZone(zone));
         return defs().next(name, 3);
     }
 
@@ -446,7 +446,7 @@ public abstract class ScheduleContract extends Contract {
     void an_idle_scheduler_runs_one_statement_per_poll_for_all_schedules() {
         WorkQueue q = newQueue();
         for (int i = 0; i < 20; i++) {
-            defs().define(scheduleName(), "@yearly", ScheduleOptions.queue(q.name()));
+            defs().define(scheduleName(), "@yearly", ScheduleOptions.forQueue(q.name()));
         }
         scheduler(env().builder(), Duration.ofMillis(50));
         sleep(200);
@@ -465,7 +465,7 @@ public abstract class ScheduleContract extends Contract {
     void bad_input_is_refused_before_any_sql_and_an_unknown_queue_after_one_catalog_read_with_nothing_written() {
         WorkQueue q = newQueue();
         String name = scheduleName();
-        ScheduleOptions options = ScheduleOptions.queue(q.name());
+        ScheduleOptions options = ScheduleOptions.forQueue(q.name());
         Schedules defs = defs();
         long before = env().counting().executions();
         assertThrows(IllegalArgumentException.class, () -> defs.define(name, "0 25 * * *", options));
@@ -476,15 +476,15 @@ public abstract class ScheduleContract extends Contract {
         assertThrows(IllegalArgumentException.class, () -> Schedule.every(Duration.ZERO));
         assertThrows(IllegalArgumentException.class, () -> Schedule.fixedDelay(Duration.ofSeconds(-1)));
         assertThrows(IllegalArgumentException.class, () -> defs.define(name, "cron:0 9 * * *@Mars/Olympus", options));
-        assertThrows(IllegalArgumentException.class, () -> options.zone("Mars/Olympus"));
+        assertThrows(IllegalArgumentException.class, () -> options.withZone("Mars/Olympus"));
         assertThrows(IllegalArgumentException.class, () -> defs.define("bad name", "@daily", options));
         assertThrows(IllegalArgumentException.class, () -> defs.define("x".repeat(65), "@daily", options));
-        assertThrows(IllegalArgumentException.class, () -> ScheduleOptions.queue("no such queue"));
+        assertThrows(IllegalArgumentException.class, () -> ScheduleOptions.forQueue("no such queue"));
         assertThrows(IllegalArgumentException.class, () -> MissedSlots.each(0));
         assertThrows(IllegalArgumentException.class, () -> defs.next(name, 0));
         assertEquals(before, env().counting().executions(), "no statement ran");
         assertThrows(IllegalArgumentException.class, () -> defs.define(name, "@daily",
-                ScheduleOptions.queue("tck_no_such_queue")));
+                ScheduleOptions.forQueue("tck_no_such_queue")));
         assertEquals(before + 1, env().counting().executions(), "one read of the catalog");
         assertTrue(defs.get(name).isEmpty(), "nothing was written");
         assertNotEquals(null, defs.define(name, "@daily", options), "the same name defines fine afterwards");

@@ -69,7 +69,7 @@ public abstract class SchemaContract extends Contract {
         String counters = newName();
         List<String> ddl = new ArrayList<>();
         ddl.addAll(rq().schema().catalog());
-        ddl.addAll(rq().schema().ring(ring, RingOptions.capacity(2)));
+        ddl.addAll(rq().schema().ring(ring, RingOptions.ofCapacity(2)));
         ddl.addAll(rq().schema().workQueue(work));
         ddl.addAll(rq().schema().counters(counters));
         env().jdbc(c -> {
@@ -109,7 +109,7 @@ public abstract class SchemaContract extends Contract {
     @Test
     void a_foreign_table_with_the_queue_name_is_refused() {
         String name = newName();
-        env().execute("CREATE TABLE " + name + " (something INTEGER)");
+        env().execute("CREATE TABLE " + name + " (something INTEGER NOT NULL, PRIMARY KEY (something))");
         try {
             SchemaException e = assertThrows(SchemaException.class, () -> rq().counters(name));
             assertTrue(e.getMessage().contains(name), e.getMessage());
@@ -218,7 +218,7 @@ public abstract class SchemaContract extends Contract {
         List<dev.rowqueue.Job> jobs = q.claim(3);
         assertEquals(List.of("imported", "before", "after"), jobs.stream().map(dev.rowqueue.Job::payload).toList());
         assertEquals(1000, jobs.get(0).id());
-        assertEquals(2, jobs.get(0).attempts());
+        assertEquals(2, jobs.get(0).failures());
         assertEquals("from the old database", jobs.get(0).lastError());
     }
 

@@ -26,7 +26,7 @@ public abstract class SingleWriterRingContract extends Contract {
     }
 
     private RingQueue ring(int capacity) {
-        return rq().ring(newName(), RingOptions.capacity(capacity).strategy(RingStrategy.SINGLE_WRITER));
+        return rq().ring(newName(), RingOptions.ofCapacity(capacity).withStrategy(RingStrategy.SINGLE_WRITER));
     }
 
     @Test

@@ -36,7 +36,7 @@ public abstract class TriggerRingContract extends Contract {
     }
 
     private static RingOptions trigger(int capacity) {
-        return RingOptions.capacity(capacity).strategy(RingStrategy.TRIGGER);
+        return RingOptions.ofCapacity(capacity).withStrategy(RingStrategy.TRIGGER);
     }
 
     /** Inserts rows the way a program that knows nothing of rowqueue would: table, group and payload only. */

@@ -39,7 +39,7 @@ public abstract class WorkQueueContract extends Contract {
     }
 
     WorkQueue queue() {
-        return queue(WorkQueueOptions.defaults().leaseDuration(LONG));
+        return queue(WorkQueueOptions.defaults().withLeaseDuration(LONG));
     }
 
     static List<String> payloads(List<Job> jobs) {
@@ -67,13 +67,13 @@ public abstract class WorkQueueContract extends Contract {
     @Test
     void claim_hands_out_higher_priority_first_then_earlier_due_time_then_lower_id() throws Exception {
         WorkQueue q = queue();
-        q.enqueue("late-due", Enqueue.priority(1).delay(Duration.ofMillis(1000)));
+        q.enqueue("late-due", Enqueue.defaults().withPriority(1).withDelay(Duration.ofMillis(1000)));
         q.enqueue("p0");
-        q.enqueue("p5-first", Enqueue.priority(5));
-        q.enqueue("p5-second", Enqueue.priority(5));
-        q.enqueue("p-1", Enqueue.priority(-1));
-        q.enqueue("early-due", Enqueue.priority(1));
-        q.enqueue("not-yet", Enqueue.priority(100).delay(LONG));
+        q.enqueue("p5-first", Enqueue.defaults().withPriority(5));
+        q.enqueue("p5-second", Enqueue.defaults().withPriority(5));
+        q.enqueue("p-1", Enqueue.defaults().withPriority(-1));
+        q.enqueue("early-due", Enqueue.defaults().withPriority(1));
+        q.enqueue("not-yet", Enqueue.defaults().withPriority(100).withDelay(LONG));
         TimeUnit.MILLISECONDS.sleep(1300);
         assertEquals(List.of("p5-first", "p5-second", "early-due", "late-due", "p0", "p-1"), payloads(q.claim(10)));
     }
@@ -81,8 +81,8 @@ public abstract class WorkQueueContract extends Contract {
     @Test
     void extreme_priorities_are_ordered_too() {
         WorkQueue q = queue();
-        q.enqueue("min", Enqueue.priority(Integer.MIN_VALUE));
-        q.enqueue("max", Enqueue.priority(Integer.MAX_VALUE));
+        q.enqueue("min", Enqueue.defaults().withPriority(Integer.MIN_VALUE));
+        q.enqueue("max", Enqueue.defaults().withPriority(Integer.MAX_VALUE));
         q.enqueue("zero");
         List<Job> jobs = q.claim(3);
         assertEquals(List.of("max", "zero", "min"), payloads(jobs));
@@ -93,7 +93,7 @@ public abstract class WorkQueueContract extends Contract {
     @Test
     void a_delayed_job_is_not_claimable_before_its_delay() {
         WorkQueue q = queue();
-        q.enqueue("later", Enqueue.delayed(LONG));
+        q.enqueue("later", Enqueue.defaults().withDelay(LONG));
         assertEquals(List.of(), q.claim(1));
         assertEquals(new QueueStats(0, 1, 0, 0), q.stats());
     }
@@ -101,7 +101,7 @@ public abstract class WorkQueueContract extends Contract {
     @Test
     void a_delayed_job_becomes_claimable_once_it_is_due() {
         WorkQueue q = queue();
-        q.enqueue("soon", Enqueue.delayed(Duration.ofMillis(300)));
+        q.enqueue("soon", Enqueue.defaults().withDelay(Duration.ofMillis(300)));
         assertEquals("soon", claimOne(q).payload());
     }
 
@@ -126,12 +126,12 @@ public abstract class WorkQueueContract extends Contract {
     void a_claimed_job_carries_its_payload_priority_and_lease() {
         WorkQueue q = queue();
         Instant before = Instant.now();
-        long id = q.enqueue("hello", Enqueue.priority(7));
+        long id = q.enqueue("hello", Enqueue.defaults().withPriority(7));
         Job job = q.claim(1).get(0);
         assertEquals(id, job.id());
         assertEquals("hello", job.payload());
         assertEquals(7, job.priority());
-        assertEquals(0, job.attempts());
+        assertEquals(0, job.failures());
         assertNull(job.lastError());
         assertNotNull(job.leaseUntil());
         assertTrue(job.leaseUntil().isAfter(job.enqueuedAt()), "the lease ends after the job was enqueued");
@@ -153,10 +153,10 @@ public abstract class WorkQueueContract extends Contract {
     @Test
     void ack_and_claim_acks_the_finished_jobs_and_claims_the_next_in_claim_order() {
         WorkQueue q = queue();
-        q.enqueue("low", Enqueue.priority(1));
-        q.enqueue("high", Enqueue.priority(9));
-        q.enqueue("mid", Enqueue.priority(5));
-        q.enqueue("last", Enqueue.priority(0));
+        q.enqueue("low", Enqueue.defaults().withPriority(1));
+        q.enqueue("high", Enqueue.defaults().withPriority(9));
+        q.enqueue("mid", Enqueue.defaults().withPriority(5));
+        q.enqueue("last", Enqueue.defaults().withPriority(0));
         List<Job> first = q.claim(1);
         assertEquals(List.of("high"), payloads(first));
         Handoff h = q.ackAndClaim(first, 2);
@@ -168,7 +168,7 @@ public abstract class WorkQueueContract extends Contract {
         assertEquals(List.of("last"), payloads(next.claimed()));
         assertTrue(next.allAcked());
         Job fresh = next.claimed().get(0);
-        assertEquals(0, fresh.attempts());
+        assertEquals(0, fresh.failures());
         assertNotNull(fresh.leaseUntil());
         assertTrue(fresh.leaseToken() != 0);
         Handoff end = q.ackAndClaim(next.claimed(), 1);
@@ -189,7 +189,7 @@ public abstract class WorkQueueContract extends Contract {
 
     @Test
     void ack_and_claim_reports_a_lost_lease_changes_nothing_for_it_and_still_claims() {
-        WorkQueue q = queue(WorkQueueOptions.defaults().leaseDuration(SHORT));
+        WorkQueue q = queue(WorkQueueOptions.defaults().withLeaseDuration(SHORT));
         q.enqueue("contended");
         Job stale = q.claim(1).get(0);
         Job current = claimOne(q);
@@ -206,7 +206,7 @@ public abstract class WorkQueueContract extends Contract {
 
     @Test
     void ack_and_claim_never_hands_back_a_job_it_acks_even_after_its_lease_ended() throws Exception {
-        WorkQueue q = queue(WorkQueueOptions.defaults().leaseDuration(SHORT));
+        WorkQueue q = queue(WorkQueueOptions.defaults().withLeaseDuration(SHORT));
         q.enqueue("slow");
         Job slow = q.claim(1).get(0);
         TimeUnit.MILLISECONDS.sleep(SHORT.toMillis() * 2); // the lease ends: the job is claimable again
@@ -218,18 +218,18 @@ public abstract class WorkQueueContract extends Contract {
 
     @Test
     void an_expired_lease_makes_the_job_claimable_again_and_counts_a_failed_attempt() {
-        WorkQueue q = queue(WorkQueueOptions.defaults().leaseDuration(SHORT));
+        WorkQueue q = queue(WorkQueueOptions.defaults().withLeaseDuration(SHORT));
         q.enqueue("crashy");
         Job first = q.claim(1).get(0);
         Job second = claimOne(q);
         assertEquals(first.id(), second.id());
-        assertEquals(1, second.attempts(), "the lease that ended without an ack counts as a failed attempt");
+        assertEquals(1, second.failures(), "the lease that ended without an ack counts as a failed attempt");
         assertTrue(second.leaseToken() != first.leaseToken());
     }
 
     @Test
     void an_ack_after_the_lease_was_lost_to_another_consumer_changes_nothing() {
-        WorkQueue q = queue(WorkQueueOptions.defaults().leaseDuration(SHORT));
+        WorkQueue q = queue(WorkQueueOptions.defaults().withLeaseDuration(SHORT));
         q.enqueue("contended");
         Job stale = q.claim(1).get(0);
         Job current = claimOne(q);
@@ -253,13 +253,13 @@ public abstract class WorkQueueContract extends Contract {
         q2.enqueue("flaky");
         assertTrue(q2.nack(q2.claim(1).get(0), Duration.ZERO, "boom"));
         Job retried = q2.claim(1).get(0);
-        assertEquals(1, retried.attempts());
+        assertEquals(1, retried.failures());
         assertEquals("boom", retried.lastError());
     }
 
     @Test
     void nack_without_a_delay_uses_the_options_backoff() {
-        WorkQueue q = queue(WorkQueueOptions.defaults().leaseDuration(LONG).retryBackoff(LONG, LONG));
+        WorkQueue q = queue(WorkQueueOptions.defaults().withLeaseDuration(LONG).withRetryBackoff(LONG, LONG));
         q.enqueue("x");
         assertTrue(q.nack(q.claim(1).get(0)));
         assertEquals(new QueueStats(0, 1, 0, 0), q.stats(), "retried after the configured backoff");
@@ -267,7 +267,7 @@ public abstract class WorkQueueContract extends Contract {
 
     @Test
     void a_job_that_fails_max_attempts_times_becomes_dead_and_is_listed_with_its_error() {
-        WorkQueue q = queue(WorkQueueOptions.defaults().maxAttempts(2).leaseDuration(LONG));
+        WorkQueue q = queue(WorkQueueOptions.defaults().withMaxAttempts(2).withLeaseDuration(LONG));
         long id = q.enqueue("poison");
         assertTrue(q.nack(q.claim(1).get(0), Duration.ZERO, "first"));
         assertTrue(q.nack(q.claim(1).get(0), Duration.ZERO, "second"));
@@ -276,17 +276,17 @@ public abstract class WorkQueueContract extends Contract {
         List<Job> dead = q.deadLetters(10);
         assertEquals(1, dead.size());
         assertEquals(id, dead.get(0).id());
-        assertEquals(2, dead.get(0).attempts());
+        assertEquals(2, dead.get(0).failures());
         assertEquals("second", dead.get(0).lastError());
         assertNull(dead.get(0).leaseUntil());
     }
 
     @Test
     void a_job_whose_consumers_keep_crashing_ends_up_dead_instead_of_looping() {
-        WorkQueue q = queue(WorkQueueOptions.defaults().maxAttempts(2).leaseDuration(SHORT));
+        WorkQueue q = queue(WorkQueueOptions.defaults().withMaxAttempts(2).withLeaseDuration(SHORT));
         q.enqueue("kills its consumer");
         q.claim(1); // crash 1
-        assertEquals(1, claimOne(q).attempts()); // crash 2
+        assertEquals(1, claimOne(q).failures()); // crash 2
         List<Job> third = q.claim(1, Duration.ofMillis(1500));
         assertEquals(List.of(), third, "the third delivery would exceed two attempts");
         List<Job> dead = q.deadLetters(10);
@@ -296,7 +296,7 @@ public abstract class WorkQueueContract extends Contract {
 
     @Test
     void revive_makes_a_dead_job_claimable_again_with_its_attempts_reset() {
-        WorkQueue q = queue(WorkQueueOptions.defaults().maxAttempts(1).leaseDuration(LONG));
+        WorkQueue q = queue(WorkQueueOptions.defaults().withMaxAttempts(1).withLeaseDuration(LONG));
         long a = q.enqueue("a");
         q.enqueue("b");
         q.enqueue("c");
@@ -309,14 +309,14 @@ public abstract class WorkQueueContract extends Contract {
         assertFalse(q.revive(-1));
         Job revived = q.claim(1).get(0);
         assertEquals(a, revived.id());
-        assertEquals(0, revived.attempts());
+        assertEquals(0, revived.failures());
         assertEquals(2, q.reviveAll());
         assertEquals(2, q.claim(5).size());
     }
 
     @Test
     void purge_dead_deletes_only_dead_jobs() {
-        WorkQueue q = queue(WorkQueueOptions.defaults().maxAttempts(1).leaseDuration(LONG));
+        WorkQueue q = queue(WorkQueueOptions.defaults().withMaxAttempts(1).withLeaseDuration(LONG));
         q.enqueue("dies");
         q.nack(q.claim(1).get(0), Duration.ZERO);
         q.enqueue("lives");
@@ -326,12 +326,12 @@ public abstract class WorkQueueContract extends Contract {
 
     @Test
     void stats_count_jobs_by_state() {
-        WorkQueue q = queue(WorkQueueOptions.defaults().maxAttempts(1).leaseDuration(LONG));
+        WorkQueue q = queue(WorkQueueOptions.defaults().withMaxAttempts(1).withLeaseDuration(LONG));
         q.enqueue("dead");
         q.nack(q.claim(1).get(0), Duration.ZERO);
         q.enqueue("leased");
         q.claim(1);
-        q.enqueue("scheduled", Enqueue.delayed(LONG));
+        q.enqueue("scheduled", Enqueue.defaults().withDelay(LONG));
         q.enqueue("ready-1");
         q.enqueue("ready-2");
         QueueStats stats = q.stats();
@@ -347,12 +347,12 @@ public abstract class WorkQueueContract extends Contract {
         assertTrue(q.release(job));
         Job again = q.claim(1).get(0);
         assertEquals(job.id(), again.id());
-        assertEquals(0, again.attempts());
+        assertEquals(0, again.failures());
     }
 
     @Test
     void extending_a_lease_keeps_the_job_from_being_claimed_again() throws Exception {
-        WorkQueue q = queue(WorkQueueOptions.defaults().leaseDuration(SHORT));
+        WorkQueue q = queue(WorkQueueOptions.defaults().withLeaseDuration(SHORT));
         q.enqueue("long work");
         Job job = q.claim(1).get(0);
         assertTrue(q.extendLease(job, LONG));
@@ -381,7 +381,7 @@ public abstract class WorkQueueContract extends Contract {
     @Test
     void enqueue_all_returns_ascending_ids_in_list_order_and_is_claimed_in_that_order() {
         WorkQueue q = queue();
-        List<Long> ids = q.enqueueAll(List.of("a", "b", "c"), Enqueue.priority(2));
+        List<Long> ids = q.enqueueAll(List.of("a", "b", "c"), Enqueue.defaults().withPriority(2));
         assertEquals(3, ids.size());
         assertTrue(ids.get(0) < ids.get(1) && ids.get(1) < ids.get(2), "ids ascend: " + ids);
         List<Job> jobs = q.claim(3);

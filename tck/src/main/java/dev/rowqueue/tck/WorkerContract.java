@@ -59,7 +59,7 @@ public abstract class WorkerContract extends Contract {
         try {
             for (int w = 0; w < 3; w++) {
                 workers.add(q.worker(job -> runs.computeIfAbsent(job.id(), id -> new AtomicInteger())
-                        .incrementAndGet(), WorkerOptions.threads(4).withPrefetch(w)).start());
+                        .incrementAndGet(), WorkerOptions.defaults().withThreads(4).withPrefetch(w)).start());
             }
             eventually("every job ran", () -> runs.size() == ids.size() && q.stats().total() == 0);
         } finally {
@@ -73,7 +73,7 @@ public abstract class WorkerContract extends Contract {
     @Test
     void a_handler_running_three_times_its_lease_is_not_handed_to_another_worker() throws Exception {
         Duration lease = Duration.ofMillis(1200);
-        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().leaseDuration(lease));
+        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().withLeaseDuration(lease));
         long id = q.enqueue("slow");
         AtomicInteger runs = new AtomicInteger();
         CountDownLatch started = new CountDownLatch(1);
@@ -81,8 +81,8 @@ public abstract class WorkerContract extends Contract {
             runs.incrementAndGet();
             started.countDown();
             TimeUnit.MILLISECONDS.sleep(3 * lease.toMillis());
-        }, WorkerOptions.threads(1));
-        Worker other = q.worker(job -> runs.incrementAndGet(), WorkerOptions.threads(2));
+        }, WorkerOptions.defaults().withThreads(1));
+        Worker other = q.worker(job -> runs.incrementAndGet(), WorkerOptions.defaults().withThreads(2));
         try {
             slow.start();
             assertTrue(started.await(LIVENESS.toSeconds(), TimeUnit.SECONDS), "the slow handler started");
@@ -97,8 +97,8 @@ public abstract class WorkerContract extends Contract {
 
     @Test
     void a_throwing_handler_is_retried_then_dead_with_its_error() throws Exception {
-        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().maxAttempts(3)
-                .retryBackoff(Duration.ZERO, Duration.ZERO));
+        WorkQueue q = rq().workQueue(newName(), WorkQueueOptions.defaults().withMaxAttempts(3)
+                .withRetryBackoff(Duration.ZERO, Duration.ZERO));
         long id = q.enqueue("poison");
         AtomicInteger attempts = new AtomicInteger();
         List<Integer> seen = new ArrayList<>();
@@ -121,7 +121,7 @@ public abstract class WorkerContract extends Contract {
             }
             attempts.incrementAndGet();
             throw new IllegalStateException("cannot parse " + job.payload());
-        }, WorkerOptions.threads(2).withListener(listener)).start()) {
+        }, WorkerOptions.defaults().withThreads(2).withListener(listener)).start()) {
             eventually("the job is dead", () -> q.stats().dead() == 1);
         }
         assertEquals(3, attempts.get(), "maxAttempts runs");
@@ -143,7 +143,7 @@ public abstract class WorkerContract extends Contract {
             runs.computeIfAbsent(job.id(), k -> new AtomicInteger()).incrementAndGet();
             busy.countDown();
             TimeUnit.MILLISECONDS.sleep(200);
-        }, WorkerOptions.threads(2).withPrefetch(2)).start();
+        }, WorkerOptions.defaults().withThreads(2).withPrefetch(2)).start();
         assertTrue(busy.await(LIVENESS.toSeconds(), TimeUnit.SECONDS), "the first worker runs jobs");
         assertTrue(first.close(Duration.ofSeconds(30)), "running handlers finished within the drain");
         assertEquals(0, first.running());
@@ -152,7 +152,7 @@ public abstract class WorkerContract extends Contract {
                 + " ones given back");
         assertEquals(afterClose, q.stats().ready(), "nothing left leased: prefetched jobs were released at once");
         try (Worker second = q.worker(job -> runs.computeIfAbsent(job.id(), k -> new AtomicInteger())
-                .incrementAndGet(), WorkerOptions.threads(4)).start()) {
+                .incrementAndGet(), WorkerOptions.defaults().withThreads(4)).start()) {
             eventually("the second worker finished", () -> q.stats().total() == 0);
         }
         assertEquals(Set.copyOf(ids), runs.keySet());
@@ -167,13 +167,13 @@ public abstract class WorkerContract extends Contract {
         Worker w = q.worker(job -> {
             started.countDown();
             TimeUnit.MINUTES.sleep(10);
-        }, WorkerOptions.threads(1)).start();
+        }, WorkerOptions.defaults().withThreads(1)).start();
         assertTrue(started.await(LIVENESS.toSeconds(), TimeUnit.SECONDS));
         assertTrue(!w.close(Duration.ofMillis(200)), "the handler did not finish within the drain");
         List<Job> again = q.claim(1);
         assertEquals(1, again.size(), "the interrupted job is due again at once");
         assertEquals(id, again.get(0).id());
-        assertEquals(0, again.get(0).attempts(), "no attempt counted for a job stopped by close");
+        assertEquals(0, again.get(0).failures(), "no attempt counted for a job stopped by close");
         q.ack(again.get(0));
     }
 
@@ -181,7 +181,7 @@ public abstract class WorkerContract extends Contract {
     void pause_stops_claiming_and_resume_claims_again() throws Exception {
         WorkQueue q = rq().workQueue(newName());
         AtomicInteger runs = new AtomicInteger();
-        try (Worker w = q.worker(job -> runs.incrementAndGet(), WorkerOptions.threads(2)).start()) {
+        try (Worker w = q.worker(job -> runs.incrementAndGet(), WorkerOptions.defaults().withThreads(2)).start()) {
             q.enqueue("before");
             eventually("the first job ran", () -> runs.get() == 1 && q.stats().total() == 0);
             w.pause();
@@ -210,7 +210,7 @@ public abstract class WorkerContract extends Contract {
                 assertTrue(job.retryAfter(Duration.ofMillis(300), "not yet"));
                 throw new IllegalStateException("ignored: the job was settled by the handler");
             }
-        }, WorkerOptions.threads(2)).start()) {
+        }, WorkerOptions.defaults().withThreads(2)).start()) {
             eventually("both jobs ran twice and were acked", () -> q.stats().total() == 0
                     && runs.getOrDefault(releaseId, new AtomicInteger()).get() == 2
                     && runs.getOrDefault(laterId, new AtomicInteger()).get() == 2);

@@ -179,11 +179,11 @@ public final class WorkerCrashScenario {
     }
 
     private static WorkQueue queue(RowQueues rq, String name) {
-        return rq.workQueue(name, WorkQueueOptions.defaults().leaseDuration(LEASE));
+        return rq.workQueue(name, WorkQueueOptions.defaults().withLeaseDuration(LEASE));
     }
 
     private static WorkerOptions workerOptions(int threads) {
-        return WorkerOptions.threads(threads).withPrefetch(PREFETCH).withDrainTimeout(Duration.ofSeconds(10));
+        return WorkerOptions.defaults().withThreads(threads).withPrefetch(PREFETCH).withDrainTimeout(Duration.ofSeconds(10));
     }
 
     private Outcome run() throws Exception {

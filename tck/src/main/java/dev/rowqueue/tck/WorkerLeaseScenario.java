@@ -110,7 +110,7 @@ public final class WorkerLeaseScenario {
         SlowBeats slow = new SlowBeats(dataSource);
         LostLeases listener = new LostLeases();
         try (RowQueues rq = RowQueues.builder(slow).build()) {
-            WorkQueue q = rq.workQueue(queue, WorkQueueOptions.defaults().leaseDuration(Duration.ofSeconds(30)));
+            WorkQueue q = rq.workQueue(queue, WorkQueueOptions.defaults().withLeaseDuration(Duration.ofSeconds(30)));
             q.create();
             q.enqueue("slow beat", Enqueue.defaults());
             CountDownLatch running = new CountDownLatch(1);
@@ -119,7 +119,7 @@ public final class WorkerLeaseScenario {
                 if (!slow.held.await(WAIT_MS, TimeUnit.MILLISECONDS)) {
                     throw new IllegalStateException("no heartbeat came while the job ran");
                 }
-            }, WorkerOptions.threads(1).withHeartbeat(Duration.ofMillis(300)).withListener(listener)).start()) {
+            }, WorkerOptions.defaults().withThreads(1).withHeartbeat(Duration.ofMillis(300)).withListener(listener)).start()) {
                 awaitLatch(running);
                 slow.hold.set(true); // the next beat's extension of the running job waits: the handler returns meanwhile
                 eventually("the job acked while the heartbeat's extension waited", () -> q.stats().total() == 0);
@@ -171,10 +171,10 @@ public final class WorkerLeaseScenario {
         try (TcpProxy proxy = new TcpProxy(network.host(), network.port())) {
             DataSource cutOff = network.through(proxy.port());
             try (RowQueues near = RowQueues.builder(direct).build(); RowQueues far = RowQueues.builder(cutOff).build()) {
-                WorkQueueOptions options = WorkQueueOptions.defaults().leaseDuration(lease);
+                WorkQueueOptions options = WorkQueueOptions.defaults().withLeaseDuration(lease);
                 WorkQueue q = near.workQueue(queue, options).create();
                 q.enqueueAll(java.util.Collections.nCopies(jobs, "ten seconds"), Enqueue.defaults());
-                WorkerOptions workers = WorkerOptions.threads(jobs).withPrefetch(0);
+                WorkerOptions workers = WorkerOptions.defaults().withThreads(jobs).withPrefetch(0);
                 try (Worker a = far.workQueue(queue, options).worker(ctx -> run(ctx, "cut off", handlerNanos, runs),
                         workers).start()) {
                     eventually("the cut-off worker runs every job", () -> runs.size() == jobs);

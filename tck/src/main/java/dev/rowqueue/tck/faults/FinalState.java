@@ -44,7 +44,7 @@ public record FinalState(Map<String, List<JobInfo>> jobs, Map<String, List<RingE
         Map<String, List<JobInfo>> jobs = new LinkedHashMap<>();
         for (String q : queues) {
             List<JobInfo> all = new ArrayList<>();
-            Optional<JobQuery> query = Optional.of(JobQuery.all().oldestFirst().limit(JobQuery.MAX_LIMIT));
+            Optional<JobQuery> query = Optional.of(JobQuery.all().oldestFirst().withLimit(JobQuery.MAX_LIMIT));
             while (query.isPresent()) {
                 JobPage page = rq.workQueue(q).jobs(query.get());
                 all.addAll(page.jobs());

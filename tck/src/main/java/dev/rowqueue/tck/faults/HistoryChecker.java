@@ -133,7 +133,7 @@ public final class HistoryChecker {
             for (JobInfo j : there) {
                 if (j.state() == JobState.DEAD) {
                     found.add(new Anomaly(Kind.LIVENESS, payload + " (job " + j.id() + ") is dead after "
-                            + j.attempts() + " attempts: " + j.lastError()));
+                            + j.failures() + " attempts: " + j.lastError()));
                 }
             }
         }

@@ -127,9 +127,9 @@ public final class Workload implements AutoCloseable {
     }
 
     private WorkQueueOptions options(boolean limited) {
-        WorkQueueOptions o = WorkQueueOptions.defaults().leaseDuration(settings.lease()).maxAttempts(1_000_000)
-                .retryBackoff(Duration.ofMillis(20), Duration.ofMillis(200));
-        return limited ? o.maxLeasedPerKey(PER_KEY_LIMIT) : o;
+        WorkQueueOptions o = WorkQueueOptions.defaults().withLeaseDuration(settings.lease()).withMaxAttempts(1_000_000)
+                .withRetryBackoff(Duration.ofMillis(20), Duration.ofMillis(200));
+        return limited ? o.withMaxLeasedPerKey(PER_KEY_LIMIT) : o;
     }
 
     private RowQueues open(boolean scheduler) {
@@ -171,7 +171,7 @@ public final class Workload implements AutoCloseable {
             producers.add(loop("enqueue-keyed-" + p, this.producing, i -> {
                 String key = "key" + ThreadLocalRandom.current().nextInt(KEYS);
                 history.write("enqueue-keyed", Type.ENQUEUE, keyed(), name + i, key,
-                        () -> keyedQueue.enqueue(name + i, Enqueue.key(key)));
+                        () -> keyedQueue.enqueue(name + i, Enqueue.defaults().withKey(key)));
                 pause(4);
             }));
         }
@@ -213,14 +213,14 @@ public final class Workload implements AutoCloseable {
                 pause(ThreadLocalRandom.current().nextInt(3));
                 history.run(new Run(jobs(), ctx.id(), ctx.payload(), ctx.key(), "worker", start, ctx.leaseUntil(),
                         Instant.now(), null, false, null, ctx.leaseLost()));
-            }, WorkerOptions.threads(settings.workerThreads())));
+            }, WorkerOptions.defaults().withThreads(settings.workerThreads())));
         }
         if (settings.schedulers()) {
             for (int s = 0; s < 2; s++) {
                 RowQueues rq = open(true);
                 schedulers.add(rq);
                 rq.schedules().define(prefix + "_tick", Schedule.every(Duration.ofSeconds(1)),
-                        ScheduleOptions.queue(ticks()).payload("{slot}"));
+                        ScheduleOptions.forQueue(ticks()).withPayload("{slot}"));
             }
         }
         producers.forEach(Thread::start);
