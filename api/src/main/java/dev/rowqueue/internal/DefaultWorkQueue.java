@@ -51,10 +51,14 @@ final class DefaultWorkQueue implements WorkQueue {
     private final DefaultRowQueues.Context context;
     private final ClaimRule rule;
     /**
-     * Tokens of this handle's claims that failed with an unknown outcome: the jobs they may have leased are given
-     * back, attempts unchanged, before its next claim.
+     * Tokens of this handle's claims that failed with an unknown outcome, each with when it is dropped
+     * ({@link System#nanoTime()}): the jobs they may have leased are given back, attempts unchanged, before its next
+     * claims. A killed session can still commit after the client saw it fail (the server finishes the statement),
+     * so a token is looked for again, at most every {@link #RESOLVE_EVERY_NANOS}, until two leases have passed.
      */
-    private final Set<Long> unknownClaims = ConcurrentHashMap.newKeySet();
+    private final Map<Long, Long> unknownClaims = new ConcurrentHashMap<>();
+    private static final long RESOLVE_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private volatile long nextResolve;
 
     DefaultWorkQueue(String name, WorkQueueOptions options, WorkStore store, DefaultRowQueues.Context context) {
         this.name = name;
@@ -324,7 +328,8 @@ final class DefaultWorkQueue implements WorkQueue {
                                     + name, "work " + name, store.ackAndClaim(allIds, allTokens, n, leaseMs, token,
                                     rule));
                         } catch (UnknownCommitOutcomeException e) {
-                            unknownClaims.add(token);
+                            unknownClaims.put(token, System.nanoTime() + 2 * TimeUnit.MILLISECONDS.toNanos(leaseMs));
+                            nextResolve = System.nanoTime();
                             throw e;
                         }
                     });
@@ -337,14 +342,21 @@ final class DefaultWorkQueue implements WorkQueue {
      * A failure leaves the tokens for the next claim, which fails with it.
      */
     private void resolveUnknownClaims(DefaultRowQueues.Context ctx) {
-        for (Long token : unknownClaims) {
-            int released = ctx.executor().run("give back the jobs of a claim from " + name + " whose outcome was"
-                    + " unknown", store.releaseLeased(token));
-            unknownClaims.remove(token);
-            if (released > 0) {
-                org.slf4j.LoggerFactory.getLogger(DefaultWorkQueue.class).info("rowqueue: {}: a claim whose outcome"
-                        + " was unknown had leased {} jobs; given back, no attempt counted", name, released);
-            }
+        long now = System.nanoTime();
+        if (unknownClaims.isEmpty() || now - nextResolve < 0) {
+            return;
+        }
+        nextResolve = now + RESOLVE_EVERY_NANOS;
+        List<Long> tokens = new ArrayList<>(unknownClaims.keySet());
+        long[] each = tokens.stream().mapToLong(Long::longValue).toArray();
+        int released = ctx.executor().run("give back the jobs of claims from " + name + " whose outcome was"
+                + " unknown", store.releaseLeased(each));
+        for (Long token : tokens) {
+            unknownClaims.computeIfPresent(token, (t, until) -> now - until >= 0 ? null : until);
+        }
+        if (released > 0) {
+            org.slf4j.LoggerFactory.getLogger(DefaultWorkQueue.class).info("rowqueue: {}: claims whose outcome"
+                    + " was unknown had leased {} jobs; given back, no attempt counted", name, released);
         }
     }
 

@@ -183,14 +183,31 @@ final class PooledExecutor implements Executor {
     }
 
     private <R> R once(SqlOp<R> op, Phase phase) throws SQLException {
-        try (Connection c = dataSource.getConnection()) {
+        Connection c = dataSource.getConnection();
+        R result;
+        try {
             int before = bound(c);
             try {
-                return once(c, op, phase);
+                result = once(c, op, phase);
             } finally {
                 unbound(c, before);
             }
+        } catch (SQLException | RuntimeException | Error e) {
+            try {
+                c.close();
+            } catch (SQLException | RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
         }
+        try {
+            c.close();
+        } catch (SQLException | RuntimeException e) {
+            // the work is done (committed, or its one statement answered): a connection that died since, which the
+            // pool fails to reset on return, must not fail it, or it would be retried and done twice
+            log.debug("closing a connection after its work was done failed", e);
+        }
+        return result;
     }
 
     private <R> R once(Connection c, SqlOp<R> op, Phase phase) throws SQLException {

@@ -181,14 +181,14 @@ public interface WorkStore {
     SqlOp<Boolean> release(long id, long token);
 
     /**
-     * Gives back every live job leased under one token, attempts unchanged, due now: the claim that set the token
-     * failed with an unknown outcome (the connection died while it could have committed), so the caller never
+     * Gives back every live job leased under any of some tokens, attempts unchanged, due now: the claims that set
+     * them failed with an unknown outcome (the connection died while they could have committed), so the caller never
      * received those jobs. Running it twice must have the effect of running it once.
      *
-     * @param token the token of the claim
+     * @param tokens the tokens of the claims, at least one
      * @return how many jobs were released
      */
-    SqlOp<Integer> releaseLeased(long token);
+    SqlOp<Integer> releaseLeased(long[] tokens);
 
     /**
      * @param id      the job

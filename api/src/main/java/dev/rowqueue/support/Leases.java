@@ -23,7 +23,6 @@ public final class Leases {
     private final Sql nack;
     private final Sql release;
     private final Sql extend;
-    private final Sql releaseToken;
 
     /**
      * @param dialect the dialect
@@ -45,8 +44,6 @@ public final class Leases {
                 + " + :delay, last_error = :error, lease_token = NULL" + mine);
         release = Sql.of(update + " SET due_ms = " + now + ", lease_token = NULL" + mine);
         extend = Sql.of(update + " SET due_ms = " + now + " + :lease" + mine);
-        releaseToken = Sql.of(update + " SET due_ms = " + now + ", lease_token = NULL WHERE lease_token = :token AND "
-                + byId.live());
     }
 
     private SqlOp<Boolean> byToken(Sql sql, long id, long token, Binding extra) {
@@ -95,16 +92,26 @@ public final class Leases {
     }
 
     /**
-     * Releases every live job leased under one token (attempts unchanged): the claim that set the token failed with an
-     * unknown outcome. Running it twice has the effect of running it once, so it is retried like a read.
+     * Releases every live job leased under any of some tokens (attempts unchanged): the claims that set them failed
+     * with an unknown outcome. Running it twice has the effect of running it once, so it is retried like a read.
      *
-     * @param token the token of the claim
+     * @param tokens the tokens of the claims, at least one
      * @return how many jobs were released
      */
-    public SqlOp<Integer> releaseAll(long token) {
+    public SqlOp<Integer> releaseAll(long[] tokens) {
+        StringBuilder in = new StringBuilder();
+        for (int i = 0; i < tokens.length; i++) {
+            in.append(i == 0 ? ":t" : ", :t").append(i);
+        }
+        Sql sql = Sql.of(byId.update() + " SET due_ms = " + now + ", lease_token = NULL WHERE lease_token IN (" + in
+                + ") AND " + byId.live());
         return new SqlOp.Flagged<>(c -> {
-            try (PreparedStatement ps = releaseToken.prepare(c)) {
-                dialect.bind(releaseToken, ps).set("token", token).done();
+            try (PreparedStatement ps = sql.prepare(c)) {
+                Sql.Binder b = dialect.bind(sql, ps);
+                for (int i = 0; i < tokens.length; i++) {
+                    b.set("t" + i, tokens[i]);
+                }
+                b.done();
                 return ps.executeUpdate();
             }
         }, true, true, false);

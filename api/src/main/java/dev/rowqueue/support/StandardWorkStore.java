@@ -637,8 +637,8 @@ public class StandardWorkStore implements WorkStore {
     }
 
     @Override
-    public SqlOp<Integer> releaseLeased(long token) {
-        return leases.releaseAll(token);
+    public SqlOp<Integer> releaseLeased(long[] tokens) {
+        return leases.releaseAll(tokens);
     }
 
     @Override

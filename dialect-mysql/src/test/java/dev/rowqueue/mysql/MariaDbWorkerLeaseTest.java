@@ -39,6 +39,11 @@ class MariaDbWorkerLeaseTest extends EmbeddedServerTest {
         WorkerLeaseScenario.blackHoleIsBounded(pools.get(EmbeddedMariaDb.Driver.MARIADB), network(), "black_hole");
     }
 
+    @Test
+    void connection_kills_raise_no_alarm_and_burn_no_attempt() throws Exception {
+        WorkerLeaseScenario.connectionKills(pools.get(EmbeddedMariaDb.Driver.MARIADB), network(), "kills");
+    }
+
     private WorkerLeaseScenario.Network network() {
         return new WorkerLeaseScenario.Network() {
             @Override

@@ -46,6 +46,11 @@ class PostgresWorkerLeaseTest {
         WorkerLeaseScenario.blackHoleIsBounded(db.pool, network(), "black_hole");
     }
 
+    @Test
+    void connection_kills_raise_no_alarm_and_burn_no_attempt() throws Exception {
+        WorkerLeaseScenario.connectionKills(db.pool, network(), "kills");
+    }
+
     private WorkerLeaseScenario.Network network() {
         return new WorkerLeaseScenario.Network() {
             @Override

@@ -237,7 +237,7 @@ public final class WorkerLeaseScenario {
             SlowBeats slow = new SlowBeats(cutOff);
             try (RowQueues near = RowQueues.builder(direct).build();
                  RowQueues far = RowQueues.builder(slow).statementTimeout(statementTimeout).build()) {
-                WorkQueueOptions options = WorkQueueOptions.defaults().leaseDuration(lease);
+                WorkQueueOptions options = WorkQueueOptions.defaults().withLeaseDuration(lease);
                 WorkQueue q = near.workQueue(queue, options).create();
                 q.enqueue("held", Enqueue.defaults());
                 WorkerListener listener = new WorkerListener() {
@@ -251,7 +251,7 @@ public final class WorkerLeaseScenario {
                     if (ctx.payload().equals("held") && heldOnce.compareAndSet(false, true)) {
                         finish.await(WAIT_MS, TimeUnit.MILLISECONDS); // until its lease is lost (interrupted)
                     }
-                }, WorkerOptions.threads(2).withHeartbeat(heartbeat).withListener(listener)).start()) {
+                }, WorkerOptions.defaults().withThreads(2).withHeartbeat(heartbeat).withListener(listener)).start()) {
                     eventually("the held job runs", () -> started.containsKey("held"));
                     slow.hold.set(true);
                     awaitLatch(slow.held); // a heartbeat waits to send its statement
@@ -289,6 +289,84 @@ public final class WorkerLeaseScenario {
                 }
             }
         }
+    }
+
+    /**
+     * Connection kills: a worker whose connections go through a proxy that closes them all every 100 ms runs a queue
+     * of short jobs with {@code maxAttempts(1)}. Every job runs exactly once, at attempt 1; none is dead; no lease is
+     * reported lost. Prints the figures (kills, unknown outcomes, alarms, attempts burned).
+     *
+     * @param direct  the database, directly (the producer)
+     * @param network how to reach it through a proxy (the worker)
+     * @param queue   a fresh queue name
+     * @throws Exception if the proxy cannot start
+     */
+    public static void connectionKills(DataSource direct, Network network, String queue) throws Exception {
+        int jobs = 2_000;
+        LostLeases alarms = new LostLeases();
+        java.util.concurrent.atomic.AtomicInteger unknown = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger errors = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger kills = new java.util.concurrent.atomic.AtomicInteger();
+        Map<Long, List<Integer>> attempts = new ConcurrentHashMap<>();
+        List<Job> dead;
+        try (TcpProxy proxy = new TcpProxy(network.host(), network.port())) {
+            DataSource cutOff = network.through(proxy.port());
+            try (RowQueues near = RowQueues.builder(direct).build(); RowQueues far = RowQueues.builder(cutOff).build()) {
+                WorkQueueOptions options = WorkQueueOptions.defaults().withLeaseDuration(Duration.ofSeconds(5))
+                        .withMaxAttempts(1);
+                WorkQueue q = near.workQueue(queue, options).create();
+                q.enqueueAll(java.util.Collections.nCopies(jobs, "killed"), Enqueue.defaults());
+                WorkerListener listener = new WorkerListener() {
+                    @Override
+                    public void leaseLost(Job job) {
+                        alarms.leaseLost(job);
+                    }
+
+                    @Override
+                    public void databaseError(RuntimeException error, int consecutive) {
+                        errors.incrementAndGet();
+                        if (error instanceof dev.rowqueue.UnknownCommitOutcomeException) {
+                            unknown.incrementAndGet();
+                        }
+                    }
+                };
+                AtomicBoolean killing = new AtomicBoolean(true);
+                Thread killer = new Thread(() -> {
+                    while (killing.get()) {
+                        sleep(100);
+                        proxy.killConnections();
+                        kills.incrementAndGet();
+                    }
+                }, "connection-killer");
+                try (Worker w = far.workQueue(queue, options).worker(ctx -> {
+                    attempts.computeIfAbsent(ctx.id(), id -> new CopyOnWriteArrayList<>()).add(ctx.attempt());
+                    TimeUnit.MILLISECONDS.sleep(5);
+                }, WorkerOptions.defaults().withThreads(4).withListener(listener)).start()) {
+                    killer.start();
+                    eventually("no live job left", () -> {
+                        dev.rowqueue.QueueStats st = q.stats();
+                        return st.ready() + st.scheduled() + st.leased() == 0;
+                    });
+                    killing.set(false);
+                    killer.join();
+                }
+                dead = q.deadLetters(jobs);
+            } finally {
+                if (cutOff instanceof AutoCloseable c) {
+                    c.close();
+                }
+            }
+        }
+        long burned = attempts.values().stream().flatMap(List::stream).filter(a -> a > 1).count();
+        long twice = attempts.values().stream().filter(l -> l.size() > 1).count();
+        System.out.println("connection kills: " + kills.get() + " kills, " + errors.get() + " database errors ("
+                + unknown.get() + " unknown outcomes), " + attempts.size() + "/" + jobs + " jobs ran, " + twice
+                + " twice, " + burned + " runs at attempt > 1, " + dead.size() + " dead, " + alarms.lost.size()
+                + " lost-lease alarms");
+        assertEquals(List.of(), alarms.lost, "no lease was lost, none reported");
+        assertEquals(List.of(), dead.stream().map(Job::id).toList(), "no job dead");
+        assertEquals(jobs, attempts.size(), "every job ran");
+        attempts.forEach((id, seen) -> assertEquals(List.of(1), seen, "job " + id + " ran once, at attempt 1"));
     }
 
     private static void run(dev.rowqueue.JobContext ctx, String worker, long forNanos, Map<Long, List<Run>> runs)
@@ -378,8 +456,8 @@ public final class WorkerLeaseScenario {
         Map<Long, List<Integer>> attempts = new ConcurrentHashMap<>();
         List<Job> dead;
         try (RowQueues rq = RowQueues.builder(faulty).build()) {
-            WorkQueue q = rq.workQueue(queue, WorkQueueOptions.defaults().leaseDuration(Duration.ofSeconds(2))
-                    .maxAttempts(1)).create();
+            WorkQueue q = rq.workQueue(queue, WorkQueueOptions.defaults().withLeaseDuration(Duration.ofSeconds(2))
+                    .withMaxAttempts(1)).create();
             q.enqueueAll(java.util.Collections.nCopies(jobs, "once"), Enqueue.defaults());
             WorkerListener counting = new WorkerListener() {
                 @Override
@@ -398,7 +476,7 @@ public final class WorkerLeaseScenario {
             try (Worker w = q.worker(ctx -> {
                 attempts.computeIfAbsent(ctx.id(), id -> new CopyOnWriteArrayList<>()).add(ctx.attempt());
                 TimeUnit.MILLISECONDS.sleep(2);
-            }, WorkerOptions.threads(4).withListener(counting)).start()) {
+            }, WorkerOptions.defaults().withThreads(4).withListener(counting)).start()) {
                 eventually("no live job left", () -> {
                     dev.rowqueue.QueueStats st = q.stats();
                     return st.ready() + st.scheduled() + st.leased() == 0;
