@@ -36,6 +36,9 @@ import java.util.Optional;
  */
 public interface RowQueues extends AutoCloseable {
 
+    /** The default {@link Builder#statementTimeout}: 30 s. */
+    Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(30);
+
     /** The longest queue name: 30 characters (Oracle's identifier limit) less the longest table suffix. */
     int MAX_NAME_LENGTH = 25;
 
@@ -176,6 +179,7 @@ public interface RowQueues extends AutoCloseable {
         private RetryPolicy retryPolicy;
         private int maxPayloadLength = -1;
         private Duration pollInterval = Duration.ofMillis(200);
+        private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
         private int claimConcurrency;
         private TransactionBinding transactionBinding;
         private final List<OperationListener> operationListeners = new ArrayList<>();
@@ -260,6 +264,29 @@ public interface RowQueues extends AutoCloseable {
                 throw new IllegalArgumentException("maxPayloadLength must be at least 1, got " + maxChars);
             }
             this.maxPayloadLength = maxChars;
+            return this;
+        }
+
+        /**
+         * Bounds how long any one database call of this instance may wait for the network: every connection it
+         * borrows gets {@link java.sql.Connection#setNetworkTimeout} for the operation (put back afterwards), so a
+         * claim, ack, enqueue, read or DDL statement whose server stalls or whose peer vanished without a reset fails
+         * after this long instead of waiting for the operating system (about 15 minutes); a worker's heartbeat is
+         * bounded more tightly, by its heartbeat period, so it ends before the lease it extends. A call cut off this
+         * way fails as a lost connection: retried if it surely did not commit, else an
+         * {@link UnknownCommitOutcomeException}. Drivers that do not support network timeouts (embedded databases,
+         * which have no network) are not bounded; see docs/reliability.md for each driver.
+         *
+         * @param timeout a positive duration (default {@link #DEFAULT_STATEMENT_TIMEOUT}); longer than any statement
+         *                of this instance should take, DDL on a large table included
+         * @return this builder
+         */
+        public Builder statementTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "timeout");
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("statementTimeout must be positive, got " + timeout);
+            }
+            this.statementTimeout = timeout;
             return this;
         }
 
@@ -399,7 +426,8 @@ public interface RowQueues extends AutoCloseable {
                     dialectName, Map.copyOf(dialectOptions), createSchema, retryPolicy, maxPayloadLength,
                     pollInterval, claimConcurrency, transactionBinding, List.copyOf(operationListeners),
                     recordActivity,
-                    new DefaultRowQueues.Scheduling(scheduler, schedulerPollInterval, List.copyOf(scheduleListeners))));
+                    new DefaultRowQueues.Scheduling(scheduler, schedulerPollInterval, List.copyOf(scheduleListeners)),
+                    statementTimeout));
         }
     }
 }

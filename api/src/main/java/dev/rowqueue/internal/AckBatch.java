@@ -20,6 +20,8 @@ final class AckBatch {
     private final DefaultWorkQueue queue;
     private final WorkerListener listener;
     private final List<Job> done = new ArrayList<>();
+    /** Jobs whose ack was sent in a statement of unknown outcome: it may have taken effect. */
+    private final java.util.Set<Job> uncertain = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
      * @param lock     the worker's lock, which guards the batch
@@ -51,11 +53,15 @@ final class AckBatch {
     /**
      * Puts acks back at the head of the batch, after a claim that was to carry them failed.
      *
-     * @param acks the acks taken
+     * @param acks      the acks taken
+     * @param uncertain whether the claim failed with an unknown outcome, so that the acks may have taken effect
      */
-    void putBack(List<Job> acks) {
+    void putBack(List<Job> acks, boolean uncertain) {
         if (acks.isEmpty()) {
             return;
+        }
+        if (uncertain) {
+            this.uncertain.addAll(acks);
         }
         lock.lock();
         try {
@@ -87,12 +93,49 @@ final class AckBatch {
         for (Job job : acks) {
             try {
                 if (!queue.ack(job)) {
-                    listener.leaseLost(job);
+                    lost(List.of(job));
+                } else {
+                    uncertain.remove(job);
                 }
             } catch (RuntimeException e) {
                 log.warn("rowqueue: worker of {}: ack of job {} failed; it will run again after its lease: {}",
                         queue.name(), job.id(), e.toString());
             }
+        }
+    }
+
+    /**
+     * Reports jobs whose ack did not take effect as lost leases, except a job whose earlier ack had an unknown outcome
+     * and which is gone from the queue: that ack took effect.
+     *
+     * @param notAcked the jobs an ack found no longer leased to this worker
+     */
+    void lost(java.util.Collection<Job> notAcked) {
+        for (Job job : notAcked) {
+            if (uncertain.remove(job) && gone(job)) {
+                log.debug("rowqueue: worker of {}: job {} was acked by a statement whose outcome was unknown",
+                        queue.name(), job.id());
+                continue;
+            }
+            listener.leaseLost(job);
+        }
+    }
+
+    /**
+     * @param sent jobs whose ack took effect or was reported lost, no longer uncertain
+     */
+    void settled(java.util.Collection<Job> sent) {
+        if (!uncertain.isEmpty()) {
+            uncertain.removeAll(sent);
+        }
+    }
+
+    private boolean gone(Job job) {
+        try {
+            return queue.job(job.id()).isEmpty();
+        } catch (RuntimeException e) {
+            log.debug("rowqueue: worker of {}: could not look job {} up: {}", queue.name(), job.id(), e.toString());
+            return false;
         }
     }
 }

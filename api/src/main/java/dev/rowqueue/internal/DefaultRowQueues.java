@@ -48,7 +48,7 @@ public final class DefaultRowQueues implements RowQueues {
                            Map<String, String> dialectOptions, boolean createSchema, RetryPolicy retry,
                            int maxPayloadLength, Duration pollInterval, int claimConcurrency,
                            TransactionBinding transactionBinding, List<OperationListener> operationListeners,
-                           boolean recordActivity, Scheduling scheduling) {
+                           boolean recordActivity, Scheduling scheduling, Duration statementTimeout) {
     }
 
     /**
@@ -168,7 +168,7 @@ public final class DefaultRowQueues implements RowQueues {
             max = s.maxPayloadLength();
         }
         Executor pooled = new PooledExecutor(s.dataSource(), dialect,
-                s.retry() != null ? s.retry() : dialect.policy().retryPolicy(), turns);
+                s.retry() != null ? s.retry() : dialect.policy().retryPolicy(), turns, s.statementTimeout());
         Executor executor = s.transactionBinding() == null ? pooled
                 : new JoiningExecutor(pooled, s.transactionBinding(), s.dataSource(), dialect);
         WakeupSource wakeups = dialect.wakeupSource(s.dataSource(), s.pollInterval()).orElse(null);

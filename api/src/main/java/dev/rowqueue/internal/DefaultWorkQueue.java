@@ -13,6 +13,7 @@ import dev.rowqueue.QueueActivity;
 import dev.rowqueue.QueueKind;
 import dev.rowqueue.QueueStats;
 import dev.rowqueue.TransientRowQueueException;
+import dev.rowqueue.UnknownCommitOutcomeException;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.Worker;
 import dev.rowqueue.WorkerOptions;
@@ -35,6 +36,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -48,6 +50,15 @@ final class DefaultWorkQueue implements WorkQueue {
     private final WorkStore store;
     private final DefaultRowQueues.Context context;
     private final ClaimRule rule;
+    /**
+     * Tokens of this handle's claims that failed with an unknown outcome, each with when it is dropped
+     * ({@link System#nanoTime()}): the jobs they may have leased are given back, attempts unchanged, before its next
+     * claims. A killed session can still commit after the client saw it fail (the server finishes the statement),
+     * so a token is looked for again, at most every {@link #RESOLVE_EVERY_NANOS}, until two leases have passed.
+     */
+    private final Map<Long, Long> unknownClaims = new ConcurrentHashMap<>();
+    private static final long RESOLVE_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private volatile long nextResolve;
 
     DefaultWorkQueue(String name, WorkQueueOptions options, WorkStore store, DefaultRowQueues.Context context) {
         this.name = name;
@@ -306,20 +317,52 @@ final class DefaultWorkQueue implements WorkQueue {
         // in a caller's transaction (transaction binding) the claim runs there and passes no gate: it must not carry
         // other threads' claims
         return context.current("claim from " + name, ctx -> {
+            resolveUnknownClaims(ctx);
             // claims under a per-key limit take turns in the database: one at a time here too, the others riding along
             ClaimGates.Request request = new ClaimGates.Request(ids, tokens, max, leaseMillis(), rule, rule.limited());
             WorkStore.AckedAndClaimed result = ctx.claimGates().combined(name, request,
                     (allIds, allTokens, n, leaseMs) -> {
+                        // the token is made here, so a claim whose outcome is unknown can be found and undone
                         long token = newToken();
-                        if (allIds.length == 0) {
-                            return new WorkStore.AckedAndClaimed(Set.of(), ctx.executor().run("claim from " + name,
-                                    "work " + name, store.claim(n, leaseMs, token, rule)));
+                        try {
+                            if (allIds.length == 0) {
+                                return new WorkStore.AckedAndClaimed(Set.of(), ctx.executor().run("claim from "
+                                        + name, "work " + name, store.claim(n, leaseMs, token, rule)));
+                            }
+                            return ctx.executor().run("ack " + allIds.length + " jobs of " + name + " and claim from "
+                                    + name, "work " + name, store.ackAndClaim(allIds, allTokens, n, leaseMs, token,
+                                    rule));
+                        } catch (UnknownCommitOutcomeException e) {
+                            unknownClaims.put(token, System.nanoTime() + 2 * TimeUnit.MILLISECONDS.toNanos(leaseMs));
+                            nextResolve = System.nanoTime();
+                            throw e;
                         }
-                        return ctx.executor().run("ack " + allIds.length + " jobs of " + name + " and claim from "
-                                + name, "work " + name, store.ackAndClaim(allIds, allTokens, n, leaseMs, token, rule));
                     });
             return new WorkStore.AckedAndClaimed(result.acked(), buryExhausted(ctx, result.claimed()));
         });
+    }
+
+    /**
+     * Gives back the jobs leased by this handle's claims of unknown outcome, attempts unchanged: nobody received them.
+     * A failure leaves the tokens for the next claim, which fails with it.
+     */
+    private void resolveUnknownClaims(DefaultRowQueues.Context ctx) {
+        long now = System.nanoTime();
+        if (unknownClaims.isEmpty() || now - nextResolve < 0) {
+            return;
+        }
+        nextResolve = now + RESOLVE_EVERY_NANOS;
+        List<Long> tokens = new ArrayList<>(unknownClaims.keySet());
+        long[] each = tokens.stream().mapToLong(Long::longValue).toArray();
+        int released = ctx.executor().run("give back the jobs of claims from " + name + " whose outcome was"
+                + " unknown", store.releaseLeased(each));
+        for (Long token : tokens) {
+            unknownClaims.computeIfPresent(token, (t, until) -> now - until >= 0 ? null : until);
+        }
+        if (released > 0) {
+            org.slf4j.LoggerFactory.getLogger(DefaultWorkQueue.class).info("rowqueue: {}: claims whose outcome"
+                    + " was unknown had leased {} jobs; given back, no attempt counted", name, released);
+        }
     }
 
     @Override

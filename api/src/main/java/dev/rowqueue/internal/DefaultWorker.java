@@ -157,9 +157,10 @@ final class DefaultWorker implements Worker {
                     claimed = queue.claim(want);
                 } else {
                     Handoff h = queue.ackAndClaim(riding, want);
+                    acks.lost(h.lost());
+                    acks.settled(riding);
                     riding = List.of();
                     claimed = h.claimed();
-                    h.lost().forEach(listener::leaseLost);
                 }
                 prefetch.claimTook(System.nanoTime() - t0);
                 if (failures > 0) {
@@ -191,7 +192,7 @@ final class DefaultWorker implements Worker {
                     pause = Math.min(pause * 2, pollMs);
                 }
             } catch (RuntimeException e) {
-                acks.putBack(riding);
+                acks.putBack(riding, e instanceof dev.rowqueue.UnknownCommitOutcomeException);
                 if (!lifecycle.isRunning()) {
                     break;
                 }
@@ -203,8 +204,9 @@ final class DefaultWorker implements Worker {
                 } else {
                     log.debug("rowqueue: worker of {}: claim failure {}: {}", queue.name(), failures, e.toString());
                 }
-                lifecycle.await(jitter(Math.min(MAX_BACKOFF_MS, FIRST_PAUSE_MS << Math.min(failures, 20))),
-                        lifecycle.changes());
+                // never longer than a lease: once the database answers again, a claim follows within a lease
+                long cap = Math.min(MAX_BACKOFF_MS, Math.max(FIRST_PAUSE_MS, queue.options().leaseDuration().toMillis()));
+                lifecycle.await(jitter(Math.min(cap, FIRST_PAUSE_MS << Math.min(failures, 20))), lifecycle.changes());
             }
         }
     }

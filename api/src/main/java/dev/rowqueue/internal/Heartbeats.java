@@ -42,6 +42,8 @@ final class Heartbeats {
     private ScheduledExecutorService beats;
     private ScheduledExecutorService watch;
     private long periodNanos;
+    /** How long one beat's statement may wait for the database: it must end before the lease it extends. */
+    private long beatBoundMs;
     private volatile boolean failing;
     private volatile boolean inFlight;
     private volatile long sentNanos;
@@ -85,6 +87,10 @@ final class Heartbeats {
      */
     void start(long periodMs, java.util.function.Function<String, ThreadFactory> threads) {
         periodNanos = TimeUnit.MILLISECONDS.toNanos(periodMs);
+        // a beat starts at most a period after the last successful one was sent, and must end before that one's
+        // lease does: within the lease, less the margin, less the period
+        long leftMs = TimeUnit.NANOSECONDS.toMillis(knownLeaseNanos) - periodMs;
+        beatBoundMs = leftMs > 0 ? leftMs : periodMs;
         beats = Executors.newSingleThreadScheduledExecutor(threads.apply("heartbeat"));
         beats.scheduleWithFixedDelay(this::beat, periodMs, periodMs, TimeUnit.MILLISECONDS);
         long watchMs = Math.max(1, Math.min(WATCH_MS, periodMs / 2));
@@ -137,7 +143,7 @@ final class Heartbeats {
                 long at = System.nanoTime();
                 sentNanos = at;
                 inFlight = true;
-                Set<Long> extended = queue.extendLeases(sent, lease);
+                Set<Long> extended = PooledExecutor.within(beatBoundMs, () -> queue.extendLeases(sent, lease));
                 inFlight = false;
                 for (RunningJob r : part) {
                     if (extended.contains(r.job.id())) {

@@ -12,6 +12,9 @@ import org.slf4j.LoggerFactory;
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.time.Duration;
+import java.util.function.Supplier;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -36,20 +39,100 @@ final class PooledExecutor implements Executor {
     private final RetryPolicy retry;
     private final IsolationCache isolations = new IsolationCache();
     private final HotRowTurns turns;
+    /** The network timeout of every operation, in ms; 0 for none. */
+    private final int timeoutMs;
+    /** The deadline ({@link System#nanoTime()}) of the work one thread runs in a {@link #within} block. */
+    private static final ThreadLocal<Long> DEADLINE = new ThreadLocal<>();
+    /** Set once a connection refused a network timeout: the driver cannot bound waits, and is not asked again. */
+    private volatile boolean unsupported;
 
     PooledExecutor(DataSource dataSource, Dialect dialect, RetryPolicy retry) {
-        this(dataSource, dialect, retry, null);
+        this(dataSource, dialect, retry, null, null);
     }
 
     /**
      * @param turns where writers of one hot row fail each other, the turns they take ({@link #run(String, String,
      *              SqlOp)}); {@code null} where they wait for each other
      */
-    PooledExecutor(DataSource dataSource, Dialect dialect, RetryPolicy retry, HotRowTurns turns) {
+    PooledExecutor(DataSource dataSource, Dialect dialect, RetryPolicy retry, HotRowTurns turns, Duration timeout) {
         this.dataSource = dataSource;
         this.dialect = dialect;
         this.retry = retry;
         this.turns = turns;
+        this.timeoutMs = timeout == null ? 0 : (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
+    }
+
+    /**
+     * Runs work whose database calls on this thread, retries included, end within {@code ms}: each waits for the
+     * network at most the time left (if that is tighter than the executor's own bound), and none is retried once it is
+     * up. A heartbeat must end before the lease it extends.
+     *
+     * @param ms   the bound
+     * @param work the work
+     * @param <R>  its result type
+     * @return its result
+     */
+    static <R> R within(long ms, Supplier<R> work) {
+        Long before = DEADLINE.get();
+        DEADLINE.set(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms));
+        try {
+            return work.get();
+        } finally {
+            DEADLINE.set(before);
+        }
+    }
+
+    /** @return the network timeout for an operation on this thread, 0 for none */
+    private int timeoutMs() {
+        Long deadline = DEADLINE.get();
+        if (deadline == null) {
+            return timeoutMs;
+        }
+        int left = (int) Math.max(1, Math.min(Integer.MAX_VALUE,
+                TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        return timeoutMs == 0 ? left : Math.min(left, timeoutMs);
+    }
+
+    /** @return whether this thread's {@link #within} block is out of time */
+    private static boolean outOfTime() {
+        Long deadline = DEADLINE.get();
+        return deadline != null && System.nanoTime() - deadline >= 0;
+    }
+
+    /** @return the connection's network timeout before, to put back, or -1 if none was set */
+    private int bound(Connection c) {
+        int ms = timeoutMs();
+        if (ms == 0 || unsupported) {
+            return -1;
+        }
+        try {
+            int before = c.getNetworkTimeout();
+            if (before != ms) {
+                c.setNetworkTimeout(Runnable::run, ms);
+            }
+            return before;
+        } catch (SQLFeatureNotSupportedException | UnsupportedOperationException | AbstractMethodError e) {
+            unsupported = true;
+            log.debug("the JDBC driver sets no network timeout; waits for the database are not bounded: {}",
+                    e.toString());
+            return -1;
+        } catch (SQLException e) {
+            log.debug("could not set a network timeout", e);
+            return -1;
+        }
+    }
+
+    private static void unbound(Connection c, int before) {
+        if (before < 0) {
+            return;
+        }
+        try {
+            if (!c.isClosed()) {
+                c.setNetworkTimeout(Runnable::run, before);
+            }
+        } catch (SQLException | RuntimeException e) {
+            log.debug("could not put the network timeout back", e); // a broken connection is the pool's to evict
+        }
     }
 
     @Override
@@ -80,7 +163,7 @@ final class PooledExecutor implements Executor {
                 if (unknown != null) {
                     throw unknown;
                 }
-                if ((kind.transientFailure() || duplicateRace) && attempt < retry.maxAttempts()) {
+                if ((kind.transientFailure() || duplicateRace) && attempt < retry.maxAttempts() && !outOfTime()) {
                     log.debug("{}: {} on attempt {}, retrying: {}", what, kind, attempt, Errors.describe(e));
                     backoff(attempt);
                     continue;
@@ -100,42 +183,68 @@ final class PooledExecutor implements Executor {
     }
 
     private <R> R once(SqlOp<R> op, Phase phase) throws SQLException {
-        try (Connection c = dataSource.getConnection()) {
-            dialect.prepareConnection(c);
-            if (op.singleStatement()) {
-                if (!c.getAutoCommit()) {
-                    c.setAutoCommit(true);
-                }
-                int isolation = dialect.policy().readCommittedStatements() ? readCommitted(c) : -1;
-                try {
-                    phase.mayHaveCommitted = true;
-                    return op.run(c);
-                } finally {
-                    restoreIsolation(c, isolation);
-                }
-            }
-            boolean autoCommit = c.getAutoCommit();
-            int isolation = -1; // -1: not changed, nothing to restore
+        Connection c = dataSource.getConnection();
+        R result;
+        try {
+            int before = bound(c);
             try {
-                if (dialect.policy().enforceReadCommitted() || dialect.policy().readCommittedStatements()) {
-                    isolation = readCommitted(c);
-                }
-                if (autoCommit) {
-                    dialect.beginTransaction(c);
-                }
-                R result;
-                try {
-                    result = op.run(c);
-                } catch (SQLException | RuntimeException | Error e) {
-                    rollbackQuietly(c, e);
-                    throw e;
-                }
-                phase.mayHaveCommitted = true;
-                c.commit();
-                return result;
+                result = once(c, op, phase);
             } finally {
-                restore(c, autoCommit, isolation);
+                unbound(c, before);
             }
+        } catch (SQLException | RuntimeException | Error e) {
+            try {
+                c.close();
+            } catch (SQLException | RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+        try {
+            c.close();
+        } catch (SQLException | RuntimeException e) {
+            // the work is done (committed, or its one statement answered): a connection that died since, which the
+            // pool fails to reset on return, must not fail it, or it would be retried and done twice
+            log.debug("closing a connection after its work was done failed", e);
+        }
+        return result;
+    }
+
+    private <R> R once(Connection c, SqlOp<R> op, Phase phase) throws SQLException {
+        dialect.prepareConnection(c);
+        if (op.singleStatement()) {
+            if (!c.getAutoCommit()) {
+                c.setAutoCommit(true);
+            }
+            int isolation = dialect.policy().readCommittedStatements() ? readCommitted(c) : -1;
+            try {
+                phase.mayHaveCommitted = true;
+                return op.run(c);
+            } finally {
+                restoreIsolation(c, isolation);
+            }
+        }
+        boolean autoCommit = c.getAutoCommit();
+        int isolation = -1; // -1: not changed, nothing to restore
+        try {
+            if (dialect.policy().enforceReadCommitted() || dialect.policy().readCommittedStatements()) {
+                isolation = readCommitted(c);
+            }
+            if (autoCommit) {
+                dialect.beginTransaction(c);
+            }
+            R result;
+            try {
+                result = op.run(c);
+            } catch (SQLException | RuntimeException | Error e) {
+                rollbackQuietly(c, e);
+                throw e;
+            }
+            phase.mayHaveCommitted = true;
+            c.commit();
+            return result;
+        } finally {
+            restore(c, autoCommit, isolation);
         }
     }
 

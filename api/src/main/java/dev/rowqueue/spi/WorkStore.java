@@ -181,6 +181,16 @@ public interface WorkStore {
     SqlOp<Boolean> release(long id, long token);
 
     /**
+     * Gives back every live job leased under any of some tokens, attempts unchanged, due now: the claims that set
+     * them failed with an unknown outcome (the connection died while they could have committed), so the caller never
+     * received those jobs. Running it twice must have the effect of running it once.
+     *
+     * @param tokens the tokens of the claims, at least one
+     * @return how many jobs were released
+     */
+    SqlOp<Integer> releaseLeased(long[] tokens);
+
+    /**
      * @param id      the job
      * @param token   its lease token
      * @param leaseMs the new lease length from now

@@ -92,6 +92,32 @@ public final class Leases {
     }
 
     /**
+     * Releases every live job leased under any of some tokens (attempts unchanged): the claims that set them failed
+     * with an unknown outcome. Running it twice has the effect of running it once, so it is retried like a read.
+     *
+     * @param tokens the tokens of the claims, at least one
+     * @return how many jobs were released
+     */
+    public SqlOp<Integer> releaseAll(long[] tokens) {
+        StringBuilder in = new StringBuilder();
+        for (int i = 0; i < tokens.length; i++) {
+            in.append(i == 0 ? ":t" : ", :t").append(i);
+        }
+        Sql sql = Sql.of(byId.update() + " SET due_ms = " + now + ", lease_token = NULL WHERE lease_token IN (" + in
+                + ") AND " + byId.live());
+        return new SqlOp.Flagged<>(c -> {
+            try (PreparedStatement ps = sql.prepare(c)) {
+                Sql.Binder b = dialect.bind(sql, ps);
+                for (int i = 0; i < tokens.length; i++) {
+                    b.set("t" + i, tokens[i]);
+                }
+                b.done();
+                return ps.executeUpdate();
+            }
+        }, true, true, false);
+    }
+
+    /**
      * @param id      the job
      * @param token   its lease token
      * @param leaseMs the new lease, from now

@@ -637,6 +637,11 @@ public class StandardWorkStore implements WorkStore {
     }
 
     @Override
+    public SqlOp<Integer> releaseLeased(long[] tokens) {
+        return leases.releaseAll(tokens);
+    }
+
+    @Override
     public SqlOp<Boolean> extend(long id, long token, long leaseMs) {
         return leases.extend(id, token, leaseMs);
     }

@@ -14,6 +14,11 @@ class H2WorkerLeaseTest {
     }
 
     @Test
+    void claims_whose_answers_are_lost_burn_no_attempt() {
+        WorkerLeaseScenario.lostClaimAnswersBurnNoAttempt(h2("lease_unknown"), "unknown_claims");
+    }
+
+    @Test
     void a_job_acked_while_a_heartbeat_is_in_flight_is_not_a_lost_lease() {
         WorkerLeaseScenario.ackDuringSlowBeat(h2("lease_slow_beat"), "slow_beat");
     }

@@ -1,5 +1,6 @@
 package dev.rowqueue.mysql;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.rowqueue.tck.WorkerLeaseScenario;
 import org.junit.jupiter.api.Test;
 
@@ -19,6 +20,11 @@ class MariaDbWorkerLeaseTest extends EmbeddedServerTest {
     }
 
     @Test
+    void claims_whose_answers_are_lost_burn_no_attempt() {
+        WorkerLeaseScenario.lostClaimAnswersBurnNoAttempt(pools.get(EmbeddedMariaDb.Driver.MARIADB), "unknown_claims");
+    }
+
+    @Test
     void a_job_acked_while_a_heartbeat_is_in_flight_is_not_a_lost_lease() {
         WorkerLeaseScenario.ackDuringSlowBeat(pools.get(EmbeddedMariaDb.Driver.MARIADB), "slow_beat");
     }
@@ -26,6 +32,16 @@ class MariaDbWorkerLeaseTest extends EmbeddedServerTest {
     @Test
     void a_cut_off_worker_knows_its_leases_ended_before_another_worker_runs_their_jobs() throws Exception {
         WorkerLeaseScenario.cutOffWorkerKnowsFirst(pools.get(EmbeddedMariaDb.Driver.MARIADB), network(), "cut_off");
+    }
+
+    @Test
+    void a_black_holed_connection_is_abandoned_within_its_bound() throws Exception {
+        WorkerLeaseScenario.blackHoleIsBounded(pools.get(EmbeddedMariaDb.Driver.MARIADB), network(), "black_hole");
+    }
+
+    @Test
+    void connection_kills_raise_no_alarm_and_burn_no_attempt() throws Exception {
+        WorkerLeaseScenario.connectionKills(pools.get(EmbeddedMariaDb.Driver.MARIADB), network(), "kills");
     }
 
     private WorkerLeaseScenario.Network network() {
@@ -42,8 +58,11 @@ class MariaDbWorkerLeaseTest extends EmbeddedServerTest {
 
             @Override
             public DataSource through(int port) {
-                return MySqlTargets.pool(EmbeddedMariaDb.Driver.MARIADB.url("127.0.0.1", port, database()), "root",
-                        "", session(), "mariadb-through-proxy-" + port);
+                HikariDataSource pool = MySqlTargets.pool(EmbeddedMariaDb.Driver.MARIADB.url("127.0.0.1", port,
+                        database()), "root", "", session(), "mariadb-through-proxy-" + port);
+                pool.setConnectionTimeout(2_000);
+                pool.setValidationTimeout(1_000);
+                return pool;
             }
         };
     }

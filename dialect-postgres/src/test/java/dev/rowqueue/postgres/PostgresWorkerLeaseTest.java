@@ -27,6 +27,11 @@ class PostgresWorkerLeaseTest {
     }
 
     @Test
+    void claims_whose_answers_are_lost_burn_no_attempt() {
+        WorkerLeaseScenario.lostClaimAnswersBurnNoAttempt(db.pool, "unknown_claims");
+    }
+
+    @Test
     void a_job_acked_while_a_heartbeat_is_in_flight_is_not_a_lost_lease() {
         WorkerLeaseScenario.ackDuringSlowBeat(db.pool, "slow_beat");
     }
@@ -34,6 +39,16 @@ class PostgresWorkerLeaseTest {
     @Test
     void a_cut_off_worker_knows_its_leases_ended_before_another_worker_runs_their_jobs() throws Exception {
         WorkerLeaseScenario.cutOffWorkerKnowsFirst(db.pool, network(), "cut_off");
+    }
+
+    @Test
+    void a_black_holed_connection_is_abandoned_within_its_bound() throws Exception {
+        WorkerLeaseScenario.blackHoleIsBounded(db.pool, network(), "black_hole");
+    }
+
+    @Test
+    void connection_kills_raise_no_alarm_and_burn_no_attempt() throws Exception {
+        WorkerLeaseScenario.connectionKills(db.pool, network(), "kills");
     }
 
     private WorkerLeaseScenario.Network network() {
@@ -56,7 +71,8 @@ class PostgresWorkerLeaseTest {
                 config.setPassword("");
                 config.setMaximumPoolSize(8);
                 config.setMinimumIdle(0);
-                config.setConnectionTimeout(5_000);
+                config.setConnectionTimeout(2_000);
+                config.setValidationTimeout(1_000);
                 config.setPoolName("pg-through-proxy-" + port);
                 return new HikariDataSource(config);
             }
