@@ -35,13 +35,28 @@ public interface JobContext {
         return job().failures() + 1;
     }
 
-    /** @return when the job's lease ends unless a heartbeat extends it again */
+    /**
+     * @return when the job's lease is known to end unless a heartbeat extends it again: the time the claim or the
+     *         last successful extension was <em>sent</em>, plus the queue's lease, less the worker's
+     *         {@link WorkerOptions#leaseMargin() lease margin}. The database's lease ends no earlier (it ran the
+     *         statement after it was sent), so until this instant no other consumer can claim the job, as long as the
+     *         database's clock does not run ahead of this node's by more than the margin during one lease
+     */
     Instant leaseUntil();
 
     /**
-     * @return whether the worker learned that the lease was lost (a heartbeat found the job leased by another
-     *         consumer or gone, after a pause longer than the lease); the job may then run elsewhere, and whatever
-     *         this handler does to it changes nothing
+     * What a handler may rely on: while this returns {@code false}, the worker holds the job's lease (up to the
+     * clock margin of {@link #leaseUntil()}). It becomes {@code true}, and stays so, as soon as the worker finds the
+     * lease lost: a heartbeat found the job leased by another consumer, acked or dead, or the known end of the lease
+     * passed without a successful extension (the database unreachable or too slow, a pause longer than the lease).
+     * At that moment {@link WorkerListener#leaseLost} is called once for the job and, unless
+     * {@link WorkerOptions#interruptOnLeaseLoss()} is off, the handler's thread is interrupted. From then on the job
+     * may run elsewhere, and whatever this handler does to it (return, throw, release, retry) changes nothing: it is
+     * not acked, and runs again after the lease if no one else took it. A handler with effects outside the database
+     * checks this before each effect it must not repeat; the check cannot close the window between the check and
+     * the effect, which the margin and a heartbeat of a third of the lease make short.
+     *
+     * @return whether the worker learned that the lease was lost
      */
     boolean leaseLost();
 

@@ -57,8 +57,11 @@ public interface WorkerListener {
     }
 
     /**
-     * @param job a job whose lease this worker lost (found by a heartbeat, or an ack that came too late): another
-     *            consumer may run it; its late ack changed nothing
+     * Called once per lost lease, when the worker finds it lost: a heartbeat found the job leased by another consumer,
+     * acked or dead; the lease's known end ({@link JobContext#leaseUntil()}) passed without a successful extension;
+     * or an ack came too late. Another consumer may run the job. Never called for a job that ran once and was acked.
+     *
+     * @param job a job whose lease this worker lost
      */
     default void leaseLost(Job job) {
     }

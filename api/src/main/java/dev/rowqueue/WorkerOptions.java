@@ -20,9 +20,25 @@ import java.util.concurrent.ExecutorService;
  * @param executor     the caller's executor for handlers, or {@code null} for the worker's own daemon threads; the
  *                     worker never runs more than {@code threads} handlers on it and never shuts it down
  * @param listener     what to tell about the worker's work (default: nothing)
+ * @param leaseMargin  how much earlier than the database the worker takes a lease to end, for the uncertainty between
+ *                     the node's clock and the database's, or {@code null} for {@link #DEFAULT_LEASE_MARGIN} (at most
+ *                     a tenth of the lease); a job's lease is known to end at the time its claim or its last
+ *                     successful extension was <em>sent</em>, plus the lease, minus this margin
+ *                     ({@link JobContext#leaseUntil()})
+ * @param interruptOnLeaseLoss whether the handler thread of a job whose lease is lost is interrupted (default
+ *                     {@code true}): the job may run elsewhere from then on, so a handler that stops on interrupt
+ *                     stops doing work another consumer also does
  */
 public record WorkerOptions(int threads, int prefetch, Duration prefetchWindow, Duration heartbeat,
-                            Duration drainTimeout, ExecutorService executor, WorkerListener listener) {
+                            Duration drainTimeout, ExecutorService executor, WorkerListener listener,
+                            Duration leaseMargin, boolean interruptOnLeaseLoss) {
+
+    /**
+     * The default {@link #leaseMargin()}: 250 ms, or a tenth of the lease if that is less. The worker measures a
+     * lease on its own monotonic clock from the moment the claim or extension was sent, which the database can only
+     * have run later, so the margin covers only a difference in clock rates and steps of the database's clock.
+     */
+    public static final Duration DEFAULT_LEASE_MARGIN = Duration.ofMillis(250);
 
     /** The default {@link #prefetchWindow()}: a job prefetched is expected to start within 100 ms. */
     public static final Duration DEFAULT_PREFETCH_WINDOW = Duration.ofMillis(100);
@@ -44,6 +60,42 @@ public record WorkerOptions(int threads, int prefetch, Duration prefetchWindow, 
         }
         WorkQueueOptions.requireNotNegative(drainTimeout, "drainTimeout");
         Objects.requireNonNull(listener, "listener");
+        if (leaseMargin != null) {
+            WorkQueueOptions.requireNotNegative(leaseMargin, "leaseMargin");
+        }
+    }
+
+    /**
+     * The options before issue 42's lease margin and interrupt, with their defaults.
+     *
+     * @param threads        handler threads
+     * @param prefetch       jobs claimed ahead
+     * @param prefetchWindow the prefetch window, or {@code null}
+     * @param heartbeat      the heartbeat, or {@code null}
+     * @param drainTimeout   how long close waits
+     * @param executor       the caller's executor, or {@code null}
+     * @param listener       the listener
+     */
+    public WorkerOptions(int threads, int prefetch, Duration prefetchWindow, Duration heartbeat,
+                         Duration drainTimeout, ExecutorService executor, WorkerListener listener) {
+        this(threads, prefetch, prefetchWindow, heartbeat, drainTimeout, executor, listener, null, true);
+    }
+
+    /**
+     * @param lease the queue's lease
+     * @return the margin in effect for that lease: {@link #leaseMargin()}, or the default, at most a tenth of it
+     * @throws IllegalArgumentException if the margin is not shorter than the lease
+     */
+    public Duration leaseMarginFor(Duration lease) {
+        if (leaseMargin == null) {
+            Duration tenth = lease.dividedBy(10);
+            return tenth.compareTo(DEFAULT_LEASE_MARGIN) < 0 ? tenth : DEFAULT_LEASE_MARGIN;
+        }
+        if (leaseMargin.compareTo(lease) >= 0) {
+            throw new IllegalArgumentException("leaseMargin " + leaseMargin + " must be shorter than the lease "
+                    + lease);
+        }
+        return leaseMargin;
     }
 
     /**
@@ -62,7 +114,8 @@ public record WorkerOptions(int threads, int prefetch, Duration prefetchWindow, 
      */
     public WorkerOptions withThreads(int n) {
         int ahead = prefetch == threads ? n : Math.min(prefetch, n);
-        return new WorkerOptions(n, Math.max(ahead, 0), prefetchWindow, heartbeat, drainTimeout, executor, listener);
+        return new WorkerOptions(n, Math.max(ahead, 0), prefetchWindow, heartbeat, drainTimeout, executor, listener,
+                leaseMargin, interruptOnLeaseLoss);
     }
 
     /**
@@ -72,7 +125,8 @@ public record WorkerOptions(int threads, int prefetch, Duration prefetchWindow, 
      * @return a copy with that prefetch and no {@link #prefetchWindow()}
      */
     public WorkerOptions withPrefetch(int n) {
-        return new WorkerOptions(threads, n, null, heartbeat, drainTimeout, executor, listener);
+        return new WorkerOptions(threads, n, null, heartbeat, drainTimeout, executor, listener,
+                leaseMargin, interruptOnLeaseLoss);
     }
 
     /**
@@ -84,7 +138,8 @@ public record WorkerOptions(int threads, int prefetch, Duration prefetchWindow, 
      */
     public WorkerOptions withPrefetchWindow(Duration window) {
         return new WorkerOptions(threads, prefetch, Objects.requireNonNull(window, "prefetchWindow"), heartbeat,
-                drainTimeout, executor, listener);
+                drainTimeout, executor, listener,
+                leaseMargin, interruptOnLeaseLoss);
     }
 
     /**
@@ -93,7 +148,8 @@ public record WorkerOptions(int threads, int prefetch, Duration prefetchWindow, 
      */
     public WorkerOptions withHeartbeat(Duration every) {
         return new WorkerOptions(threads, prefetch, prefetchWindow, Objects.requireNonNull(every, "heartbeat"),
-                drainTimeout, executor, listener);
+                drainTimeout, executor, listener,
+                leaseMargin, interruptOnLeaseLoss);
     }
 
     /**
@@ -101,7 +157,8 @@ public record WorkerOptions(int threads, int prefetch, Duration prefetchWindow, 
      * @return a copy with that drain timeout
      */
     public WorkerOptions withDrainTimeout(Duration drain) {
-        return new WorkerOptions(threads, prefetch, prefetchWindow, heartbeat, drain, executor, listener);
+        return new WorkerOptions(threads, prefetch, prefetchWindow, heartbeat, drain, executor, listener,
+                leaseMargin, interruptOnLeaseLoss);
     }
 
     /**
@@ -110,7 +167,7 @@ public record WorkerOptions(int threads, int prefetch, Duration prefetchWindow, 
      */
     public WorkerOptions withExecutor(ExecutorService handlers) {
         return new WorkerOptions(threads, prefetch, prefetchWindow, heartbeat, drainTimeout,
-                Objects.requireNonNull(handlers, "executor"), listener);
+                Objects.requireNonNull(handlers, "executor"), listener, leaseMargin, interruptOnLeaseLoss);
     }
 
     /**
@@ -118,6 +175,26 @@ public record WorkerOptions(int threads, int prefetch, Duration prefetchWindow, 
      * @return a copy telling {@code l}
      */
     public WorkerOptions withListener(WorkerListener l) {
-        return new WorkerOptions(threads, prefetch, prefetchWindow, heartbeat, drainTimeout, executor, l);
+        return new WorkerOptions(threads, prefetch, prefetchWindow, heartbeat, drainTimeout, executor, l,
+                leaseMargin, interruptOnLeaseLoss);
+    }
+
+    /**
+     * @param margin how much earlier than the database the worker takes a lease to end (zero or more, shorter than
+     *               the lease)
+     * @return a copy with that margin
+     */
+    public WorkerOptions withLeaseMargin(Duration margin) {
+        return new WorkerOptions(threads, prefetch, prefetchWindow, heartbeat, drainTimeout, executor, listener,
+                Objects.requireNonNull(margin, "leaseMargin"), interruptOnLeaseLoss);
+    }
+
+    /**
+     * @param interrupt whether a handler whose job's lease is lost is interrupted
+     * @return a copy with that choice
+     */
+    public WorkerOptions withInterruptOnLeaseLoss(boolean interrupt) {
+        return new WorkerOptions(threads, prefetch, prefetchWindow, heartbeat, drainTimeout, executor, listener,
+                leaseMargin, interrupt);
     }
 }

@@ -52,7 +52,7 @@ final class DefaultWorker implements Worker {
     private final WorkerLifecycle lifecycle = new WorkerLifecycle();
     private final ReentrantLock lock = lifecycle.lock;
     /** Prefetched jobs waiting for a thread; guarded by {@link #lock}. */
-    private final Deque<Job> buffer = new ArrayDeque<>();
+    private final Deque<RunningJob> buffer = new ArrayDeque<>();
     /** Finished jobs whose ack rides on the next claim; guarded by {@link #lock}. */
     private final AckBatch acks;
     private final Prefetch prefetch;
@@ -76,7 +76,8 @@ final class DefaultWorker implements Worker {
                 : options.executor();
         this.acks = new AckBatch(lock, queue, listener);
         this.prefetch = new Prefetch(options, pollMs);
-        this.heartbeats = new Heartbeats(queue, listener, running, this::buffered, this::unbuffer);
+        this.heartbeats = new Heartbeats(queue, listener, running, this::buffered, this::unbuffer,
+                options.leaseMarginFor(lease), options.interruptOnLeaseLoss());
     }
 
     private Thread thread(Runnable r, String role) {
@@ -95,7 +96,7 @@ final class DefaultWorker implements Worker {
         } finally {
             lock.unlock();
         }
-        heartbeats.start(heartbeatMs, r -> thread(r, "heartbeat"));
+        heartbeats.start(heartbeatMs, role -> r -> thread(r, role));
         dispatcher = thread(this::dispatch, "claims");
         dispatcher.start();
         return this;
@@ -113,6 +114,11 @@ final class DefaultWorker implements Worker {
                 if (lifecycle.isPaused()) {
                     giveBack();
                     acks.flush();
+                    lifecycle.await(WorkerLifecycle.SLICE_MS, seen);
+                    continue;
+                }
+                if (!heartbeats.reachable()) {
+                    // a lease claimed now could not be extended: wait for a heartbeat to reach the database
                     lifecycle.await(WorkerLifecycle.SLICE_MS, seen);
                     continue;
                 }
@@ -165,7 +171,9 @@ final class DefaultWorker implements Worker {
                     listener.claimed(claimed);
                     lock.lock();
                     try {
-                        buffer.addAll(claimed);
+                        for (Job job : claimed) {
+                            buffer.add(new RunningJob(queue, job, heartbeats.knownEnd(t0)));
+                        }
                         startBuffered();
                     } finally {
                         lock.unlock();
@@ -231,14 +239,17 @@ final class DefaultWorker implements Worker {
     private void startBuffered() {
         while (!buffer.isEmpty() && running.size() < options.threads() && lifecycle.isRunning()
                 && !lifecycle.isPaused()) {
-            Job job = buffer.poll();
-            RunningJob r = new RunningJob(queue, job);
+            RunningJob r = buffer.poll();
+            if (r.lost()) {
+                continue; // its lease ended while it waited, reported already
+            }
+            Job job = r.job;
             running.put(job.id(), r);
             try {
                 r.future = handlers.submit(() -> run(r));
             } catch (RuntimeException rejected) {
                 running.remove(job.id());
-                buffer.addFirst(job);
+                buffer.addFirst(r);
                 log.warn("rowqueue: worker of {}: the handler executor refused a job: {}", queue.name(),
                         rejected.toString());
                 return;
@@ -247,7 +258,7 @@ final class DefaultWorker implements Worker {
     }
 
     /** @return a copy of the prefetched jobs, for a heartbeat */
-    private List<Job> buffered() {
+    private List<RunningJob> buffered() {
         lock.lock();
         try {
             return new ArrayList<>(buffer);
@@ -257,10 +268,10 @@ final class DefaultWorker implements Worker {
     }
 
     /** Drops a prefetched job whose lease was lost; tells whether it was still buffered. */
-    private boolean unbuffer(Job job) {
+    private boolean unbuffer(RunningJob r) {
         lock.lock();
         try {
-            return buffer.remove(job);
+            return buffer.remove(r);
         } finally {
             lock.unlock();
         }
@@ -268,7 +279,7 @@ final class DefaultWorker implements Worker {
 
     /** Gives prefetched jobs that never started back at once, no attempt counted. */
     private void giveBack() {
-        List<Job> back;
+        List<RunningJob> back;
         lock.lock();
         try {
             back = new ArrayList<>(buffer);
@@ -276,7 +287,7 @@ final class DefaultWorker implements Worker {
         } finally {
             lock.unlock();
         }
-        back.forEach(this::release);
+        back.forEach(r -> release(r.job));
     }
 
     /** Gives a job that never started back, no attempt counted; if that fails its lease ends by itself. */
@@ -296,7 +307,7 @@ final class DefaultWorker implements Worker {
         if (!r.begun.compareAndSet(false, true)) {
             return; // close gave the job back before a thread took it
         }
-        r.thread = Thread.currentThread();
+        r.running(Thread.currentThread());
         listener.started(job, Duration.between(job.enqueuedAt(), Instant.now()));
         long t0 = System.nanoTime();
         Throwable error = null;
@@ -308,7 +319,7 @@ final class DefaultWorker implements Worker {
         long nanos = System.nanoTime() - t0;
         prefetch.ran(nanos);
         Duration ran = Duration.ofNanos(nanos);
-        r.thread = null;
+        r.running(null); // a lost lease's interrupt comes before this or not at all
         boolean interrupted = Thread.interrupted();
         try {
             settle(r, error, ran, interrupted);
@@ -327,10 +338,15 @@ final class DefaultWorker implements Worker {
 
     private void settle(RunningJob r, Throwable error, Duration ran, boolean interrupted) {
         Job job = r.job;
-        if (r.settled.get() || r.lost) {
+        if (r.settled.get() || r.lost()) {
             return;
         }
         if (error == null) {
+            // settled before its ack is queued: a beat whose extension was in flight when the ack went through finds
+            // the job gone, and must not call a job that ran once and was acked lost
+            if (!r.settleSucceeded()) {
+                return; // its lease was found lost meanwhile: reported, not acked
+            }
             listener.succeeded(job, ran);
             lock.lock();
             try {

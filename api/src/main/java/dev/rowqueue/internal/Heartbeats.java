@@ -6,7 +6,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,105 +18,182 @@ import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
- * A worker's heartbeats: on a thread of their own, extend the leases of its running and prefetched jobs, one
- * statement per batch, and report the jobs whose lease was lost (a prefetched one leaves the buffer).
+ * A worker's leases: on a thread of their own, heartbeats extend the leases of its running and prefetched jobs, one
+ * statement per batch; on another, a watch finds the leases whose known end passed without a successful extension
+ * (a heartbeat that failed or hangs cannot tell). A lease found lost, either way, is reported once, its job leaves the
+ * prefetch buffer, and its handler is interrupted if the worker's options ask for it.
+ *
+ * <p>A lease is known to end at the time its claim or last successful extension was sent, plus the lease, less the
+ * worker's margin: the database ran the statement no earlier than it was sent, so its lease ends no earlier.
  */
 final class Heartbeats {
     private static final Logger log = LoggerFactory.getLogger(DefaultWorker.class);
+    /** How often the watch looks at the known lease ends, at most. */
+    private static final long WATCH_MS = 50;
 
     private final DefaultWorkQueue queue;
     private final WorkerListener listener;
     private final Map<Long, RunningJob> running;
-    private final Supplier<List<Job>> buffered;
-    private final Predicate<Job> unbuffer;
+    private final Supplier<List<RunningJob>> buffered;
+    private final Predicate<RunningJob> unbuffer;
+    private final boolean interrupt;
+    /** The lease less the margin. */
+    private final long knownLeaseNanos;
     private ScheduledExecutorService beats;
+    private ScheduledExecutorService watch;
+    private long periodNanos;
+    private volatile boolean failing;
+    private volatile boolean inFlight;
+    private volatile long sentNanos;
+    /** Beats failed in a row; the heartbeat thread's own. */
+    private int failures;
 
     /**
-     * @param queue    the worker's queue
-     * @param listener told of heartbeats, lost leases and failures
-     * @param running  the running jobs by id
-     * @param buffered a copy of the prefetched jobs
-     * @param unbuffer removes a prefetched job, telling whether it was there
+     * @param queue     the worker's queue
+     * @param listener  told of heartbeats, lost leases and failures
+     * @param running   the running jobs by id
+     * @param buffered  a copy of the prefetched jobs
+     * @param unbuffer  removes a prefetched job, telling whether it was there
+     * @param margin    how much earlier than the database the worker takes a lease to end
+     * @param interrupt whether to interrupt the handler of a job whose lease is lost
      */
     Heartbeats(DefaultWorkQueue queue, WorkerListener listener, Map<Long, RunningJob> running,
-               Supplier<List<Job>> buffered, Predicate<Job> unbuffer) {
+               Supplier<List<RunningJob>> buffered, Predicate<RunningJob> unbuffer, Duration margin,
+               boolean interrupt) {
         this.queue = queue;
         this.listener = listener;
         this.running = running;
         this.buffered = buffered;
         this.unbuffer = unbuffer;
+        this.interrupt = interrupt;
+        this.knownLeaseNanos = queue.options().leaseDuration().minus(margin).toNanos();
     }
 
     /**
-     * Starts beating.
-     *
-     * @param periodMs the time between the end of one beat and the start of the next
-     * @param threads  makes the heartbeat thread
+     * @param sent {@link System#nanoTime()} when a claim or extension was sent
+     * @return when the lease it set is known to end
      */
-    void start(long periodMs, ThreadFactory threads) {
-        beats = Executors.newSingleThreadScheduledExecutor(threads);
-        beats.scheduleWithFixedDelay(this::beat, periodMs, periodMs, TimeUnit.MILLISECONDS);
+    long knownEnd(long sent) {
+        return sent + knownLeaseNanos;
     }
 
-    /** Stops beating, interrupting a beat in progress. */
+    /**
+     * Starts beating and watching.
+     *
+     * @param periodMs the time between the end of one beat and the start of the next
+     * @param threads  makes the heartbeat and watch threads, given their role
+     */
+    void start(long periodMs, java.util.function.Function<String, ThreadFactory> threads) {
+        periodNanos = TimeUnit.MILLISECONDS.toNanos(periodMs);
+        beats = Executors.newSingleThreadScheduledExecutor(threads.apply("heartbeat"));
+        beats.scheduleWithFixedDelay(this::beat, periodMs, periodMs, TimeUnit.MILLISECONDS);
+        long watchMs = Math.max(1, Math.min(WATCH_MS, periodMs / 2));
+        watch = Executors.newSingleThreadScheduledExecutor(threads.apply("lease-watch"));
+        watch.scheduleWithFixedDelay(this::watch, watchMs, watchMs, TimeUnit.MILLISECONDS);
+    }
+
+    /** Stops beating and watching, interrupting a beat in progress. */
     void stop() {
         if (beats != null) {
             beats.shutdownNow();
+            watch.shutdownNow();
         }
+    }
+
+    /**
+     * @return whether the heartbeats reach the database: the last beat did not fail, and none has been in flight for
+     *         more than two heartbeat periods. The worker claims nothing while they do not: it could not extend
+     *         the leases it claimed
+     */
+    boolean reachable() {
+        return !failing && !(inFlight && System.nanoTime() - sentNanos > 2 * periodNanos);
     }
 
     /** One beat: extends every held job's lease. */
     void beat() {
-        List<Job> jobs = new ArrayList<>();
-        // the run each job came from: a job retried by its handler can be claimed again and run a second time under
+        // each run is its own object: a job retried by its handler can be claimed again and run a second time under
         // the same id while its first run still ends, and the first run's failed extension must not mark the second
-        // run lost (which then skipped the second run's ack and left the job leased until its lease ran out)
-        Map<Job, RunningJob> runs = new java.util.IdentityHashMap<>();
+        List<RunningJob> jobs = new ArrayList<>();
         running.values().forEach(r -> {
             if (r.beating()) {
-                jobs.add(r.job);
-                runs.put(r.job, r);
+                jobs.add(r);
             }
         });
-        jobs.addAll(buffered.get());
+        buffered.get().forEach(r -> {
+            if (r.beating()) {
+                jobs.add(r);
+            }
+        });
         if (jobs.isEmpty()) {
+            failing = false; // nothing to extend: the next claim tells whether the database answers
             return;
         }
         Duration lease = queue.options().leaseDuration();
         try {
             for (int from = 0; from < jobs.size(); from += Validation.MAX_BATCH) {
-                List<Job> part = jobs.subList(from, Math.min(jobs.size(), from + Validation.MAX_BATCH));
-                Set<Long> extended = queue.extendLeases(part, lease);
-                Instant until = Instant.now().plus(lease);
-                for (Job job : part) {
-                    RunningJob r = runs.get(job);
-                    if (extended.contains(job.id())) {
-                        if (r != null) {
-                            r.leaseUntil = until;
-                        }
+                List<RunningJob> part = jobs.subList(from, Math.min(jobs.size(), from + Validation.MAX_BATCH));
+                List<Job> sent = new ArrayList<>(part.size());
+                part.forEach(r -> sent.add(r.job));
+                long at = System.nanoTime();
+                sentNanos = at;
+                inFlight = true;
+                Set<Long> extended = queue.extendLeases(sent, lease);
+                inFlight = false;
+                for (RunningJob r : part) {
+                    if (extended.contains(r.job.id())) {
+                        r.extended(knownEnd(at));
                     } else {
-                        lost(job, r);
+                        lost(r, "a heartbeat found it acked, leased by another consumer or dead");
                     }
                 }
                 listener.heartbeat(part.size());
             }
+            if (failures > 0) {
+                log.info("rowqueue: worker of {}: heartbeats reach the database again after {} failures",
+                        queue.name(), failures);
+            }
+            failures = 0;
+            failing = false;
         } catch (RuntimeException e) {
+            failing = true;
+            failures++;
             listener.databaseError(e, 1);
-            log.debug("rowqueue: worker of {}: heartbeat failed: {}", queue.name(), e.toString());
+            if (failures == 1) {
+                log.warn("rowqueue: worker of {}: heartbeat failed ({}); no claim until one succeeds, leases not"
+                        + " extended in time are reported lost; logged once per outage", queue.name(), e.toString());
+            } else {
+                log.debug("rowqueue: worker of {}: heartbeat failure {}: {}", queue.name(), failures, e.toString());
+            }
+        } finally {
+            inFlight = false;
         }
     }
 
-    private void lost(Job job, RunningJob r) {
-        if (r != null) {
-            if (!r.beating()) {
-                return;
+    /** Reports the held jobs whose known lease end passed. */
+    void watch() {
+        long now = System.nanoTime();
+        for (RunningJob r : running.values()) {
+            if (r.beating() && r.leaseEnded(now)) {
+                lost(r, "its lease ended with no successful heartbeat (the database unreachable or slow?)");
             }
-            r.lost = true;
-        } else if (!unbuffer.test(job)) {
-            return;
         }
-        log.warn("rowqueue: worker of {} lost the lease of job {} (a pause longer than the lease?); another"
-                + " consumer may run it", queue.name(), job.id());
-        listener.leaseLost(job);
+        for (RunningJob r : buffered.get()) {
+            if (r.beating() && r.leaseEnded(now)) {
+                lost(r, "its lease ended with no successful heartbeat (the database unreachable or slow?)");
+            }
+        }
+    }
+
+    private void lost(RunningJob r, String why) {
+        if (!r.markLost()) {
+            return; // settled by its handler, or reported already
+        }
+        boolean prefetched = unbuffer.test(r);
+        log.warn("rowqueue: worker of {} lost the lease of job {}: {}; another consumer may run it", queue.name(),
+                r.job.id(), why);
+        listener.leaseLost(r.job);
+        if (interrupt && !prefetched) {
+            r.interrupt();
+        }
     }
 }

@@ -621,11 +621,11 @@ public record PortableFeatures(String identity, boolean identityIsKey, String ge
     /** Whether a unique index takes two rows whose indexed column is NULL (SQL's rule; Derby's indexes do not). */
     private static boolean uniqueIndexNulls(Connection c, String table, List<String> created) {
         try {
-            exec(c, "CREATE TABLE " + table + " (k VARCHAR(20))");
+            exec(c, "CREATE TABLE " + table + " (id INTEGER NOT NULL, k VARCHAR(20), PRIMARY KEY (id))");
             created.add(0, "TABLE " + table);
             exec(c, "CREATE UNIQUE INDEX " + table + "_u ON " + table + " (k)");
-            exec(c, "INSERT INTO " + table + " (k) VALUES (NULL)");
-            exec(c, "INSERT INTO " + table + " (k) VALUES (NULL)");
+            exec(c, "INSERT INTO " + table + " (id, k) VALUES (1, NULL)");
+            exec(c, "INSERT INTO " + table + " (id, k) VALUES (2, NULL)");
             return true;
         } catch (SQLException e) {
             return false;

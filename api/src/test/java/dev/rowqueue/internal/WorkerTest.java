@@ -270,6 +270,10 @@ class WorkerTest {
         assertThrows(IllegalArgumentException.class,
                 () -> WorkerOptions.defaults().withThreads(2).withDrainTimeout(Duration.ofSeconds(-1)));
         assertThrows(NullPointerException.class, () -> WorkerOptions.defaults().withThreads(2).withListener(null));
+        assertThrows(IllegalArgumentException.class,
+                () -> WorkerOptions.defaults().withThreads(2).withLeaseMargin(Duration.ofMillis(-1)));
+        assertThrows(IllegalArgumentException.class, () -> WorkerOptions.defaults().withThreads(2)
+                .withLeaseMargin(Duration.ofSeconds(1)).leaseMarginFor(Duration.ofSeconds(1)));
     }
 
     @Test

@@ -186,7 +186,7 @@ final class Workloads {
     // ------------------------------------------------------------------ rowqueue
 
     Harness.Operation ringPush(int groups, int capacity, RingStrategy strategy, int threads) {
-        RingQueue ring = rq.ring(fresh("r"), RingOptions.ofCapacity(capacity).strategy(strategy));
+        RingQueue ring = rq.ring(fresh("r"), RingOptions.ofCapacity(capacity).withStrategy(strategy));
         boolean owned = strategy == RingStrategy.SINGLE_WRITER;
         return (thread, n) -> {
             ring.push(group(groups, thread, n, threads, owned), "payload-" + n);

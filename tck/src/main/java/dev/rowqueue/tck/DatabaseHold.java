@@ -45,7 +45,7 @@ public final class DatabaseHold implements AutoCloseable {
                 held.setAutoCommit(true);
             }
             String table = TckEnv.randomName();
-            execute(held, "CREATE TABLE " + table + " (id INTEGER)");
+            execute(held, "CREATE TABLE " + table + " (id INTEGER NOT NULL, PRIMARY KEY (id))");
             try (Connection second = dataSource.getConnection()) {
                 SQLException unseen = unseenFor(second, table, APPLY_WAIT_MILLIS);
                 if (unseen != null) {

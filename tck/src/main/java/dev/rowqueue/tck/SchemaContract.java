@@ -109,7 +109,7 @@ public abstract class SchemaContract extends Contract {
     @Test
     void a_foreign_table_with_the_queue_name_is_refused() {
         String name = newName();
-        env().execute("CREATE TABLE " + name + " (something INTEGER)");
+        env().execute("CREATE TABLE " + name + " (something INTEGER NOT NULL, PRIMARY KEY (something))");
         try {
             SchemaException e = assertThrows(SchemaException.class, () -> rq().counters(name));
             assertTrue(e.getMessage().contains(name), e.getMessage());
