@@ -234,7 +234,7 @@ final class Pages {
             String queue = mount + "/queues/" + Routes.segment(s.options().queue());
             c.open("tr", "class", s.paused() ? "paused" : null).el("td", s.name(), "class", "key");
             if (s.schedule() instanceof CronSchedule cron) {
-                c.open("td").el("code", cron.expression()).close("td").el("td", cron.zone().getId());
+                c.open("td").el("code", cron.expression()).close("td").el("td", zoneName(cron.zone()));
             } else {
                 c.open("td").el("code", s.schedule().toString()).close("td").el("td", "—", "class", "muted");
             }
@@ -242,10 +242,14 @@ final class Pages {
             c.el("td", s.paused() ? "paused" : "active", "class", "state" + (s.paused() ? " dead" : ""));
             c.el("td", missed(s.options().missed()));
             c.open("td", "class", s.paused() ? "muted" : null);
-            boolean first = true;
-            for (Instant t : Routes.nextFires(s)) {
-                c.raw(first ? "" : "<br>").raw(time(t));
-                first = false;
+            if (s.paused()) {
+                c.text("none while paused"); // a paused schedule fires at no time; its slots come anew on resume
+            } else {
+                boolean first = true;
+                for (Instant t : Routes.nextFires(s)) {
+                    c.raw(first ? "" : "<br>").raw(time(t));
+                    first = false;
+                }
             }
             if (s.waitingFor() >= 0) {
                 c.raw("<br>").text("waiting for ").el("a", "job " + s.waitingFor(), "href", queue + "/jobs/"
@@ -273,6 +277,14 @@ final class Pages {
         c.el("p", "Next fire times are the stored next slot and the schedule's following ones. Trigger now enqueues"
                 + " one job at once and leaves the slots as they are.", "class", "sub");
         return page(v, 200, "Schedules", true, null, c);
+    }
+
+    /**
+     * @param zone a zone
+     * @return its name as a person writes it: {@code UTC} for the zero offset (whose id is {@code Z})
+     */
+    static String zoneName(java.time.ZoneId zone) {
+        return zone.normalized().equals(ZoneOffset.UTC) ? "UTC" : zone.getId();
     }
 
     private static String missed(MissedSlots m) {

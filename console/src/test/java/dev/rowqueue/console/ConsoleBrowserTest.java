@@ -356,6 +356,29 @@ class ConsoleBrowserTest {
         browser.awaitLocation("/schedules");
     }
 
+    /** Issue 37: the zero offset is named UTC (not Z), and a paused schedule shows no next fire times. */
+    @Test
+    void a_paused_schedule_shows_no_fire_times_and_utc_is_named() {
+        ConsoleFixture f = console(b -> b);
+        try (dev.rowqueue.RowQueues admin = dev.rowqueue.RowQueues.builder(f.dataSource).scheduler(false).build()) {
+            admin.schedules().define("utc-report", "0 4 * * *", dev.rowqueue.ScheduleOptions.forQueue("mail"));
+            admin.schedules().define("held", "0 5 * * *", dev.rowqueue.ScheduleOptions.forQueue("mail"));
+            admin.schedules().pause("held");
+        }
+        signIn(f, "/schedules");
+        browser.screenshot("schedules-paused-utc");
+        assertEquals("UTC", cell("utc-report", 3));
+        assertTrue(cell("utc-report", 7).matches("(?s)\\d{4}-.*"), "an active schedule lists its fire times: "
+                + cell("utc-report", 7));
+        assertEquals("none while paused", cell("held", 7));
+        assertEquals(0, browser.driver.findElements(By.xpath("//tr[td[1][text()='held']]/td[7]//time")).size());
+    }
+
+    private String cell(String schedule, int column) {
+        return browser.driver.findElement(By.xpath("//tr[td[1][text()='" + schedule + "']]/td[" + column + "]"))
+                .getText().strip();
+    }
+
     @Test
     void read_only_mode_shows_no_buttons_and_refuses_posts() {
         ConsoleFixture f = console(b -> b.readOnly(true));
