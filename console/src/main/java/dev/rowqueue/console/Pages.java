@@ -539,7 +539,8 @@ final class Pages {
         c.close("dl");
         if (changes && (j.state() == JobState.READY || j.state() == JobState.SCHEDULED)) {
             c.open("div", "class", "actions");
-            postForm(c, v, base + "/jobs/" + j.id() + "/cancel", "button danger", "Cancel job " + j.id());
+            c.el("a", "Cancel job " + j.id() + "…", "class", "button danger", "href",
+                    base + "/jobs/" + j.id() + "/cancel");
             c.close("div");
         } else if (changes && j.state() == JobState.DEAD) {
             c.open("div", "class", "actions");
@@ -577,6 +578,30 @@ final class Pages {
     private static void card(Html c, String label, long n, String cls, String hint) {
         c.open("div", "class", "card " + cls + (n == 0 ? " zero" : ""), "title", hint)
                 .el("span", label, "class", "label").el("span", grouped(n), "class", "value").close("div");
+    }
+
+    /** Asks before a cancel, as before a purge: a cancelled job is deleted and cannot be revived. */
+    static ConsoleResponse confirmCancel(View v, QueueInfo q, JobInfo j) {
+        String base = v.mount() + "/queues/" + Routes.segment(q.name());
+        String job = base + "/jobs/" + j.id();
+        Html c = new Html();
+        c.el("h1", "Cancel job " + j.id() + " of " + q.name() + "?");
+        c.open("div", "class", "confirm");
+        if (j.state() != JobState.READY && j.state() != JobState.SCHEDULED) {
+            c.el("p", "Job " + j.id() + " is " + j.state().name().toLowerCase(java.util.Locale.ROOT)
+                    + ": only a ready or scheduled job can be cancelled.");
+            c.el("a", "Back to job " + j.id(), "class", "button", "href", job);
+        } else {
+            c.open("p").text("This deletes ").el("strong", "job " + j.id()).text(" (")
+                    .text(j.state().name().toLowerCase(java.util.Locale.ROOT)).text(") of work queue ")
+                    .el("strong", q.name()).text(": no consumer will get it, and it cannot be revived.").close("p");
+            c.open("div", "class", "actions");
+            postForm(c, v, job + "/cancel", "button danger", "Cancel job " + j.id());
+            c.el("a", "Keep it", "class", "button", "href", job);
+            c.close("div");
+        }
+        c.close("div");
+        return page(v, 200, "Cancel job " + j.id(), false, crumb(q.name(), base, "cancel job " + j.id()), c);
     }
 
     static ConsoleResponse confirmPurge(View v, QueueInfo q, long dead) {

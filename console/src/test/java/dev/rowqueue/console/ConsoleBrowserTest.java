@@ -164,6 +164,14 @@ class ConsoleBrowserTest {
         browser.awaitLocation("/queues/mail/jobs/" + later);
         assertEquals("later", browser.driver.findElement(By.cssSelector("pre.payload")).getText());
         browser.screenshot("docs-job");
+        browser.driver.findElement(By.linkText("Cancel job " + later + "…")).click();
+        browser.awaitLocation("/queues/mail/jobs/" + later + "/cancel");
+        assertTrue(f.mail.job(later).isPresent(), "the confirmation page cancels nothing");
+        browser.driver.findElement(By.linkText("Keep it")).click();
+        browser.awaitLocation("/queues/mail/jobs/" + later);
+        assertTrue(f.mail.job(later).isPresent(), "kept");
+        browser.driver.findElement(By.linkText("Cancel job " + later + "…")).click();
+        browser.awaitLocation("/queues/mail/jobs/" + later + "/cancel");
         browser.driver.findElement(By.cssSelector(".actions button.danger")).click();
         String cancelled = "Job " + later + " is cancelled: no consumer will get it.";
         assertEquals(cancelled, browser.awaitText(By.cssSelector(".notice"), cancelled));
