@@ -1,5 +1,7 @@
 package dev.rowqueue.console;
 
+import dev.rowqueue.Enqueue;
+
 import com.sun.net.httpserver.HttpServer;
 import dev.rowqueue.Job;
 import org.junit.jupiter.api.AfterAll;
@@ -380,6 +382,32 @@ class ConsoleBrowserTest {
                 + cell("utc-report", 7));
         assertEquals("none while paused", cell("held", 7));
         assertEquals(0, browser.driver.findElements(By.xpath("//tr[td[1][text()='held']]/td[7]//time")).size());
+    }
+
+    /** Issue 37: a key such as customer-1 stays on one line, also in a narrow window (no "customer-" / "1"). */
+    @Test
+    void keys_do_not_break_at_their_hyphens_in_a_narrow_window() {
+        ConsoleFixture f = console(b -> b);
+        for (int i = 1; i <= 3; i++) {
+            f.mail.enqueue("{\"order\":" + i + ",\"note\":\"a payload long enough to want the room of the key column\"}",
+                    Enqueue.defaults().withKey("customer-" + i));
+        }
+        org.openqa.selenium.Dimension before = browser.driver.manage().window().getSize();
+        try {
+            browser.driver.manage().window().setSize(new org.openqa.selenium.Dimension(520, 860));
+            signIn(f, "/queues/mail/jobs?state=ready");
+            browser.screenshot("narrow-keys");
+            List<WebElement> keys = browser.driver.findElements(By.xpath("//td[starts-with(text(), 'customer-')]"));
+            assertEquals(3, keys.size());
+            for (WebElement key : keys) {
+                Object lines = ((JavascriptExecutor) browser.driver).executeScript(
+                        "var r = document.createRange(); r.selectNodeContents(arguments[0]);"
+                                + " return r.getClientRects().length;", key);
+                assertEquals(1L, ((Number) lines).longValue(), key.getText() + " is on one line");
+            }
+        } finally {
+            browser.driver.manage().window().setSize(before);
+        }
     }
 
     private String cell(String schedule, int column) {
