@@ -1,5 +1,6 @@
 package dev.rowqueue.mysql;
 
+import dev.rowqueue.testkit.MachineLock;
 import org.junit.jupiter.api.Assumptions;
 
 import java.io.IOException;
@@ -13,6 +14,7 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -25,9 +27,10 @@ import java.util.stream.Stream;
 
 /**
  * A three-node MariaDB Galera cluster on loopback for tests: each node has its own {@code --defaults-file}, data and
- * tmp directories under one temp directory, its own loopback address (127.0.0.11, .12, .13: Galera binds its
- * outgoing connections to it too, so a {@code LoopbackFirewall} can cut one node off from the others while clients
- * still reach it) and its own SQL, gcomm, IST and SST ports. Node 1 is initialised with
+ * tmp directories under one temp directory, its own loopback address (127.0.0.11, .12, .13, or the next three of
+ * the {@value #SLOTS} sets a {@link MachineLock} hands out, so that parallel forks and builds never share one: Galera
+ * binds its outgoing connections to it too, so a {@code LoopbackFirewall} can cut one node off from the others while
+ * clients still reach it) and its own SQL, gcomm, IST and SST ports. Node 1 is initialised with
  * {@code mariadb-install-db} and bootstraps the cluster ({@code --wsrep-new-cluster}); nodes 2 and 3 join one after
  * the other and get their state from node 1 by rsync SST. {@link #start} returns once every node reports
  * {@code wsrep_local_state_comment = Synced} and {@code wsrep_cluster_size = 3}.
@@ -48,7 +51,11 @@ final class GaleraCluster implements AutoCloseable {
     /** How long one node may take to become Synced. */
     private static final long NODE_START_MILLIS = 120_000;
 
+    /** How many clusters this machine may run at once, each on its own three addresses. */
+    static final int SLOTS = 3;
+
     private final Path dir;
+    private final MachineLock addresses;
     private final List<Node> nodes = new ArrayList<>();
     private volatile boolean keep;
     private final String installDb;
@@ -56,8 +63,9 @@ final class GaleraCluster implements AutoCloseable {
     /** Kills the servers if the JVM exits without closing the cluster (they are not its children's children). */
     private final Thread hook = new Thread(this::killAll, "galera-cluster-kill");
 
-    private GaleraCluster(Path dir, String installDb) {
+    private GaleraCluster(Path dir, String installDb, MachineLock addresses) {
         this.dir = dir;
+        this.addresses = addresses;
         this.installDb = installDb;
     }
 
@@ -73,9 +81,9 @@ final class GaleraCluster implements AutoCloseable {
         final String host;
         Process process;
 
-        Node(int index, int sqlPort, int gcommPort, int istPort, int sstPort, Path home) {
+        Node(int index, int slot, int sqlPort, int gcommPort, int istPort, int sstPort, Path home) {
             this.index = index;
-            this.host = "127.0.0." + (10 + index);
+            this.host = "127.0.0." + (10 + 3 * slot + index);
             this.sqlPort = sqlPort;
             this.gcommPort = gcommPort;
             this.istPort = istPort;
@@ -149,9 +157,10 @@ final class GaleraCluster implements AutoCloseable {
     static GaleraCluster start() {
         String missing = missing();
         Assumptions.assumeTrue(missing == null, () -> "no MariaDB Galera cluster can run here: " + missing);
+        MachineLock addresses = MachineLock.slot("galera-addresses", SLOTS, Duration.ofMinutes(30));
         try {
             Path dir = Files.createTempDirectory("rowqueue-galera-");
-            GaleraCluster cluster = new GaleraCluster(dir, installDbCommand());
+            GaleraCluster cluster = new GaleraCluster(dir, installDbCommand(), addresses);
             Runtime.getRuntime().addShutdownHook(cluster.hook);
             try {
                 cluster.boot();
@@ -161,6 +170,7 @@ final class GaleraCluster implements AutoCloseable {
                 throw e;
             }
         } catch (IOException e) {
+            addresses.close();
             throw new UncheckedIOException(e);
         }
     }
@@ -170,7 +180,7 @@ final class GaleraCluster implements AutoCloseable {
         int[] ports = freePorts(12);
         for (int i = 0; i < 3; i++) {
             Path home = dir.resolve("node" + (i + 1));
-            nodes.add(new Node(i + 1, ports[4 * i], ports[4 * i + 1], ports[4 * i + 2], ports[4 * i + 3], home));
+            nodes.add(new Node(i + 1, addresses.slot(), ports[4 * i], ports[4 * i + 1], ports[4 * i + 2], ports[4 * i + 3], home));
         }
         try {
             for (Node n : nodes) {
@@ -596,6 +606,7 @@ final class GaleraCluster implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        addresses.close(); // the nodes are gone: their addresses are free
         if (keep) {
             System.out.println("Galera cluster's directories kept in " + dir);
             return;

@@ -1,5 +1,6 @@
 package dev.rowqueue.mysql;
 
+import dev.rowqueue.testkit.MachineLock;
 import org.junit.jupiter.api.Assumptions;
 
 import java.sql.Connection;
@@ -7,6 +8,7 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -53,12 +55,14 @@ final class GroupReplicationCluster implements AutoCloseable {
     });
 
     private final Mode mode;
+    private final MachineLock addresses;
     private final List<MySqlServer> members = new ArrayList<>();
     private final int[] sqlPorts;
     private long startMillis;
 
-    private GroupReplicationCluster(Mode mode, int[] sqlPorts) {
+    private GroupReplicationCluster(Mode mode, int[] sqlPorts, MachineLock addresses) {
         this.mode = mode;
+        this.addresses = addresses;
         this.sqlPorts = sqlPorts;
     }
 
@@ -112,7 +116,8 @@ final class GroupReplicationCluster implements AutoCloseable {
     static GroupReplicationCluster start(Mode mode) {
         SidChroot.get(); // NOT RUN where the chroot cannot be made
         int[] ports = MySqlServer.freePorts(6);
-        GroupReplicationCluster c = new GroupReplicationCluster(mode, new int[] {ports[0], ports[1], ports[2]});
+        GroupReplicationCluster c = new GroupReplicationCluster(mode, new int[] {ports[0], ports[1], ports[2]},
+                MachineLock.slot("group-replication-addresses", SLOTS, Duration.ofMinutes(30)));
         try {
             c.boot(new int[] {ports[3], ports[4], ports[5]});
             return c;
@@ -367,19 +372,22 @@ final class GroupReplicationCluster implements AutoCloseable {
         return killed;
     }
 
+    /** How many groups this machine may run at once, each on its own three addresses and users. */
+    static final int SLOTS = 3;
+
     /** Whether each member has an address of its own ({@link #host}); else all use 127.0.0.1. */
-    private static final boolean OWN_ADDRESSES = java.util.stream.IntStream.range(0, 3)
+    private static final boolean OWN_ADDRESSES = java.util.stream.IntStream.range(0, 3 * SLOTS)
             .allMatch(i -> dev.rowqueue.testkit.LoopbackFirewall.assign("127.0.0." + (21 + i)));
 
     /**
      * @param member a member (0-based)
-     * @return the loopback address of its group communication (XCom; 127.0.0.21, .22, .23, made addresses of
-     *         {@code lo}, which XCom requires), so that a {@code LoopbackFirewall} can cut one member off from the
-     *         others while clients still reach its SQL port on 127.0.0.1; 127.0.0.1 where the addresses cannot be made
-     *         (not root)
+     * @return the loopback address of its group communication (XCom; 127.0.0.21, .22, .23, or the next three of the
+     *         group's {@link MachineLock} slot; made addresses of {@code lo}, which XCom requires), so that a
+     *         {@code LoopbackFirewall} can cut one member off from the others while clients still reach its SQL port
+     *         on 127.0.0.1; 127.0.0.1 where the addresses cannot be made (not root)
      */
-    static String host(int member) {
-        return OWN_ADDRESSES ? "127.0.0." + (21 + member) : "127.0.0.1";
+    String host(int member) {
+        return OWN_ADDRESSES ? "127.0.0." + (21 + 3 * addresses.slot() + member) : "127.0.0.1";
     }
 
     /**
@@ -387,8 +395,8 @@ final class GroupReplicationCluster implements AutoCloseable {
      * @return the user id its server runs as (XCom does not bind its outgoing connections to its local address, so a
      *         packet filter tells members apart by the user that sends: {@code iptables -m owner --uid-owner})
      */
-    static int uid(int member) {
-        return 40_021 + member;
+    int uid(int member) {
+        return 40_021 + 3 * addresses.slot() + member;
     }
 
     /** @return whether the members have addresses of their own, so that one can be cut off from the others */
@@ -530,5 +538,6 @@ final class GroupReplicationCluster implements AutoCloseable {
         for (int i = members.size() - 1; i >= 0; i--) {
             members.get(i).close();
         }
+        addresses.close(); // the members are gone: their addresses and users are free
     }
 }

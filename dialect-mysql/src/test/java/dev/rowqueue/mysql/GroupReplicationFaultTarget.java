@@ -118,8 +118,8 @@ final class GroupReplicationFaultTarget implements FaultTarget {
                 Holds.during(hold, () -> {
                     for (int other = 0; other < 3; other++) {
                         if (other != v) { // XCom does not bind its outgoing connections: tell members by their user
-                            firewall.dropSentBy(GroupReplicationCluster.uid(v), GroupReplicationCluster.host(other));
-                            firewall.dropSentBy(GroupReplicationCluster.uid(other), GroupReplicationCluster.host(v));
+                            firewall.dropSentBy(gr.uid(v), gr.host(other));
+                            firewall.dropSentBy(gr.uid(other), gr.host(v));
                         }
                     }
                 }, firewall::heal);
