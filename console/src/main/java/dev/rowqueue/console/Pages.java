@@ -476,7 +476,7 @@ final class Pages {
             c.open("table", "class", "grid jobs").open("thead").open("tr");
             c.el("th", "Job", "class", "num").el("th", "State").el("th", "Attempts", "class", "num")
                     .el("th", "Priority", "class", "num").el("th", "Key").el("th", "Due or lease end")
-                    .el("th", "Payload");
+                    .el("th", "Last error").el("th", "Payload");
             c.close("tr").close("thead").open("tbody");
             for (JobInfo j : page.jobs()) {
                 c.open("tr", "id", "job-" + j.id());
@@ -488,6 +488,9 @@ final class Pages {
                 c.el("td", j.key() == null ? "—" : j.key(), "class", j.key() == null ? "muted" : "key");
                 Instant when = j.leaseUntil() != null ? j.leaseUntil() : j.dueAt();
                 c.open("td").raw(when == null ? "" : time(when)).close("td");
+                c.open("td", "class", "error");
+                text(c, j.lastError(), "error");
+                c.close("td");
                 c.open("td", "class", "payload");
                 text(c, j.payload(), "payload");
                 c.close("td");

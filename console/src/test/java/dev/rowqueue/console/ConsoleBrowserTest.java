@@ -384,6 +384,19 @@ class ConsoleBrowserTest {
         assertEquals(0, browser.driver.findElements(By.xpath("//tr[td[1][text()='held']]/td[7]//time")).size());
     }
 
+    /** Issue 37: the list of dead jobs (jobs by state) shows each one's last error, as text. */
+    @Test
+    void the_dead_jobs_list_shows_their_last_errors() {
+        ConsoleFixture f = console(b -> b);
+        signIn(f, "/queues/mail/jobs?state=dead");
+        browser.screenshot("dead-jobs-errors");
+        assertEquals("SMTP 550 mailbox unavailable",
+                browser.driver.findElement(By.cssSelector("#job-" + f.dead.get(0) + " td.error")).getText());
+        assertEquals("<img src=x onerror=alert(2)>",
+                browser.driver.findElement(By.cssSelector("#job-" + f.dead.get(1) + " td.error")).getText());
+        assertThrows(NoAlertPresentException.class, () -> browser.driver.switchTo().alert());
+    }
+
     /** Issue 37: a key such as customer-1 stays on one line, also in a narrow window (no "customer-" / "1"). */
     @Test
     void keys_do_not_break_at_their_hyphens_in_a_narrow_window() {
