@@ -36,6 +36,7 @@ import java.util.concurrent.locks.LockSupport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -92,7 +93,7 @@ public abstract class KeyedJobContract extends Contract {
         WorkQueue q = queue(leasedLong());
         long before = env().counting().executions();
         assertThrows(IllegalArgumentException.class, () -> Enqueue.defaults().withKey(""));
-        assertThrows(IllegalArgumentException.class, () -> Enqueue.defaults().withKey(null));
+        assertNull(Enqueue.defaults().withKey("k").withKey(null).key(), "withKey(null) means no key");
         assertThrows(IllegalArgumentException.class, () -> Enqueue.defaults().withKey("x".repeat(Enqueue.MAX_KEY_LENGTH + 1)));
         assertThrows(IllegalArgumentException.class, () -> Enqueue.defaults().withKey("nul\u0000"));
         assertThrows(IllegalArgumentException.class, () -> Enqueue.defaults().withUniqueKey("lone \uD800 surrogate"));
