@@ -168,6 +168,16 @@ public final class Sql {
 
         /**
          * @param name  the parameter
+         * @param value a 64-bit value, or {@code null} for SQL NULL
+         * @return this binder
+         * @throws SQLException from the driver
+         */
+        public Binder setNullable(String name, Long value) throws SQLException {
+            return value == null ? each(name, i -> ps.setNull(i, Types.BIGINT)) : set(name, value.longValue());
+        }
+
+        /**
+         * @param name  the parameter
          * @param value a 32-bit value
          * @return this binder
          * @throws SQLException from the driver

@@ -26,8 +26,9 @@ import java.util.Optional;
 
 /**
  * Copies queues from one database to another: rings (sequence numbers, slots and head rows, so numbering continues),
- * work queues (ids, states, attempts, due times, last errors and rotation cursors; leased jobs arrive ready, and the
- * target's id generator restarts above the copied ids) and counters.
+ * work queues (ids, states, attempts, due times, last errors, keys, unique keys and rotation cursors; leased jobs arrive
+ * ready, and the target's id generator restarts above the copied ids) with the schedules that enqueue into them (their
+ * definitions, revisions, next slots and fired slots), and counters.
  *
  * <p>The target queues are created through the API, so the target dialect's DDL is used; rows move with plain
  * {@code SELECT} and {@code INSERT}, in batches that commit together with a {@link Checkpoints checkpoint}, so an
@@ -91,6 +92,7 @@ final class Migration {
     private final Listener listener;
     private final Checkpoints checkpoints;
     private final String sourceDb;
+    private Boolean sourceHasSchedules;
     private long done;
 
     Migration(Endpoint.Opened from, Endpoint.Opened to, Options options, Listener listener) {
@@ -155,7 +157,7 @@ final class Migration {
         long total = 0;
         for (QueueInfo q : queues) {
             for (MigrationPart p : sourceParts(q, false)) {
-                total += count(from.dataSource(), p);
+                total += count(from, p);
             }
         }
         listener.started(total);
@@ -173,6 +175,8 @@ final class Migration {
             if (to.rq().dropQueue(q.name())) {
                 listener.note(q.name() + ": dropped on the target (--fresh)");
             }
+            to.rq().existingSchedules().ifPresent(s -> s.list().stream()
+                    .filter(i -> i.options().queue().equals(q.name())).forEach(i -> s.delete(i.name())));
             checkpoints.forget(q.name());
         }
         try {
@@ -194,12 +198,13 @@ final class Migration {
         if (q.kind() == dev.rowqueue.QueueKind.WORK) {
             restartJobIds(q.name());
         }
-        List<MigrationPart> targetParts = MigrationPart.of(q);
+        List<MigrationPart> targetParts = parts(q);
         for (int i = 0; i < parts.size(); i++) {
             MigrationPart p = parts.get(i);
             MigrationPart.Checksum source = checksum(from, p);
             MigrationPart.Checksum target = checksum(to, targetParts.get(i));
-            result.part(p.label(), p.table(), copied.get(p), source.rows(), target.rows(), source.hex(), target.hex());
+            result.part(p.label(), p.table(), copied.get(p), source.rows(), target.rows(), source.hex(), target.hex(),
+                    source.dead());
         }
         return result;
     }
@@ -210,7 +215,7 @@ final class Migration {
      * without a key in their place.
      */
     private List<MigrationPart> sourceParts(QueueInfo q, boolean tell) {
-        List<MigrationPart> parts = MigrationPart.of(q);
+        List<MigrationPart> parts = parts(q);
         if (q.kind() != dev.rowqueue.QueueKind.WORK || hasKeyColumns(q.name())) {
             return parts;
         }
@@ -222,6 +227,22 @@ final class Migration {
             legacy.add(p.label().equals("jobs") ? p.fromVersion1(from.dialect()) : p);
         }
         return legacy;
+    }
+
+    /** The queue's tables, and for a work queue the schedules that enqueue into it if the source has schedules. */
+    private List<MigrationPart> parts(QueueInfo q) {
+        List<MigrationPart> parts = new ArrayList<>(MigrationPart.of(q));
+        if (q.kind() == dev.rowqueue.QueueKind.WORK && sourceHasSchedules()) {
+            parts.addAll(MigrationPart.schedules(q.name()));
+        }
+        return parts;
+    }
+
+    private boolean sourceHasSchedules() {
+        if (sourceHasSchedules == null) {
+            sourceHasSchedules = from.rq().existingSchedules().isPresent();
+        }
+        return sourceHasSchedules;
     }
 
     private boolean hasKeyColumns(String queue) {
@@ -239,7 +260,12 @@ final class Migration {
         RowQueues rq = to.rq();
         switch (q.kind()) {
             case RING -> rq.ring(q.name(), new RingOptions(q.capacity(), q.strategy()));
-            case WORK -> rq.workQueue(q.name()).create();
+            case WORK -> {
+                rq.workQueue(q.name()).create();
+                if (sourceHasSchedules()) {
+                    rq.schedules(); // creates the schedule tables; the command line's handle fires nothing
+                }
+            }
             case COUNTERS -> rq.counters(q.name());
         }
     }
@@ -257,7 +283,7 @@ final class Migration {
             }
             return Optional.empty();
         }
-        long rows = count(to.dataSource(), p);
+        long rows = count(to, p);
         if (rows > 0) {
             return Optional.of("the target table " + p.table() + " already holds " + rows + " rows that no migration"
                     + " wrote; rerun with --fresh to drop the target queue and copy it again");
@@ -294,7 +320,7 @@ final class Migration {
                     Long key1 = p.keyLength() == 2 ? cp.lastNum() : null;
                     p.bindAfter(from.dialect(), select, query, key0, key1).done();
                 } else {
-                    from.dialect().bind(select, query).done();
+                    p.bindFilter(from.dialect().bind(select, query)).done();
                 }
                 try (ResultSet rs = query.executeQuery()) {
                     List<Object[]> batch = new ArrayList<>(options.batchSize());
@@ -375,17 +401,18 @@ final class Migration {
         }
     }
 
-    private static long count(DataSource ds, MigrationPart p) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = p.count().prepare(c)) {
+    private static long count(Endpoint.Opened side, MigrationPart p) throws SQLException {
+        try (Connection c = side.dataSource().getConnection();
+             PreparedStatement ps = p.prepare(side.dialect(), p.count(), c)) {
             return Jdbc.firstLong(ps).orElse(0);
         }
     }
 
     private MigrationPart.Checksum checksum(Endpoint.Opened side, MigrationPart p) throws SQLException {
-        MigrationPart.Checksum sum = new MigrationPart.Checksum();
+        MigrationPart.Checksum sum = new MigrationPart.Checksum(p.label().equals("jobs") ? 3 : -1);
         try (Connection c = side.dataSource().getConnection()) {
             c.setAutoCommit(false);
-            try (PreparedStatement ps = p.selectAll().prepare(c)) {
+            try (PreparedStatement ps = p.prepare(side.dialect(), p.selectAll(), c)) {
                 ps.setFetchSize(options.batchSize());
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {

@@ -31,9 +31,13 @@ import java.util.function.UnaryOperator;
  * @param columns   every column, key columns first
  * @param keyLength how many leading columns form the primary key (1 or 2)
  * @param transform turns a source row into the row the target gets (a copy; the argument is not changed)
+ * @param sourceExpressions stand-ins for columns an older source lacks, by column name
+ * @param filter    a condition on the table's rows that belong to the queue (with the parameter {@code :queue}), for
+ *                  tables shared by every queue such as the schedules; {@code null} for a queue's own table
  */
 record MigrationPart(String queue, String label, String table, List<Column> columns, int keyLength,
-                     UnaryOperator<Object[]> transform, java.util.Map<String, String> sourceExpressions) {
+                     UnaryOperator<Object[]> transform, java.util.Map<String, String> sourceExpressions,
+                     String filter) {
 
     /**
      * A part read from and written to tables with the same columns.
@@ -47,7 +51,7 @@ record MigrationPart(String queue, String label, String table, List<Column> colu
      */
     MigrationPart(String queue, String label, String table, List<Column> columns, int keyLength,
                   UnaryOperator<Object[]> transform) {
-        this(queue, label, table, columns, keyLength, transform, java.util.Map.of());
+        this(queue, label, table, columns, keyLength, transform, java.util.Map.of(), null);
     }
 
     /** The columns the jobs table gained with schema version 2 (keyed jobs). */
@@ -63,7 +67,7 @@ record MigrationPart(String queue, String label, String table, List<Column> colu
     MigrationPart fromVersion1(Dialect source) {
         String noKey = "CAST(NULL AS " + source.typeOf(dev.rowqueue.spi.Schema.Type.KEY) + ")";
         return new MigrationPart(queue, label, table, columns, keyLength, transform,
-                java.util.Map.of("job_key", noKey, "unique_key", noKey, "key_seq", "0"));
+                java.util.Map.of("job_key", noKey, "unique_key", noKey, "key_seq", "0"), filter);
     }
 
     /** How a column is read, bound and hashed. */
@@ -81,7 +85,9 @@ record MigrationPart(String queue, String label, String table, List<Column> colu
         /** A 64-bit integer. */
         LONG,
         /** An optional 64-bit integer, never written (the migration leaves it NULL on the target). */
-        OPTIONAL_LONG
+        OPTIONAL_LONG,
+        /** A 64-bit integer or NULL, written as read. */
+        NULLABLE_LONG
     }
 
     /**
@@ -95,6 +101,9 @@ record MigrationPart(String queue, String label, String table, List<Column> colu
          *         them here too
          */
         String param() {
+            if (type != Type.KEY && type != Type.OPTIONAL_KEY) {
+                return name;
+            }
             return switch (name) {
                 case "counter_key", "job_key" -> "key";
                 case "cursor_name" -> "cursor";
@@ -144,6 +153,30 @@ record MigrationPart(String queue, String label, String table, List<Column> colu
     }
 
     /**
+     * The schedules that enqueue into a work queue, and their fired slots: they move with the queue, revision, next
+     * slot, pause, template and the job a fixed delay waits for unchanged (job ids are kept).
+     *
+     * @param queue the work queue
+     * @return the schedule parts, in copy order
+     */
+    static List<MigrationPart> schedules(String queue) {
+        String own = "queue_name = :queue";
+        return List.of(
+                new MigrationPart(queue, "schedules", dev.rowqueue.spi.Schema.SCHEDULES_TABLE, List.of(
+                        new Column("schedule_name", Type.TEXT), new Column("spec", Type.TEXT),
+                        new Column("queue_name", Type.TEXT), new Column("payload", Type.TEXT),
+                        new Column("job_key", Type.OPTIONAL_TEXT), new Column("missed", Type.TEXT),
+                        new Column("paused", Type.INT), new Column("next_ms", Type.LONG),
+                        new Column("last_job", Type.NULLABLE_LONG), new Column("revision", Type.LONG),
+                        new Column("created_ms", Type.LONG)), 1, UnaryOperator.identity(), java.util.Map.of(), own),
+                new MigrationPart(queue, "schedule slots", dev.rowqueue.spi.Schema.SCHEDULE_SLOTS_TABLE, List.of(
+                        new Column("schedule_name", Type.TEXT), new Column("slot_ms", Type.LONG),
+                        new Column("fired_ms", Type.LONG)), 2, UnaryOperator.identity(), java.util.Map.of(),
+                        "schedule_name IN (SELECT schedule_name FROM " + dev.rowqueue.spi.Schema.SCHEDULES_TABLE
+                                + " WHERE " + own + ")"));
+    }
+
+    /**
      * A leased job (active or expired lease) arrives ready: no lease token, due at its enqueue time, attempts as
      * they were. Nothing on the target holds its lease.
      */
@@ -179,25 +212,48 @@ record MigrationPart(String queue, String label, String table, List<Column> colu
      * @return the statement
      */
     Sql select(boolean after) {
-        String where = "";
+        String where = filter == null ? "" : " WHERE (" + filter + ")";
         if (after) {
             String k0 = columns.get(0).name();
             String p0 = ":" + columns.get(0).param();
-            where = keyLength == 1 ? " WHERE " + k0 + " > " + p0
-                    : " WHERE " + k0 + " > " + p0 + " OR (" + k0 + " = " + p0 + " AND " + columns.get(1).name()
-                    + " > :k1)";
+            String past = keyLength == 1 ? k0 + " > " + p0
+                    : k0 + " > " + p0 + " OR (" + k0 + " = " + p0 + " AND " + columns.get(1).name() + " > :k1)";
+            where += (where.isEmpty() ? " WHERE (" : " AND (") + past + ")";
         }
         return Sql.of("SELECT " + selectList() + " FROM " + table + where + " ORDER BY " + orderBy());
     }
 
     /** @return the query reading every row, in any order, for the checksum */
     Sql selectAll() {
-        return Sql.of("SELECT " + selectList() + " FROM " + table);
+        return Sql.of("SELECT " + selectList() + " FROM " + table + (filter == null ? "" : " WHERE " + filter));
     }
 
     /** @return a row count query */
     Sql count() {
-        return Sql.of("SELECT COUNT(*) FROM " + table);
+        return Sql.of("SELECT COUNT(*) FROM " + table + (filter == null ? "" : " WHERE " + filter));
+    }
+
+    /**
+     * Prepares and binds a statement of this part that takes no other parameter than the filter's.
+     *
+     * @param dialect the dialect of the side it runs on
+     * @param sql     {@link #count()}, {@link #selectAll()} or {@link #select(boolean) select(false)}
+     * @param c       a connection of that side
+     * @return the statement, ready to execute
+     * @throws SQLException from the driver
+     */
+    PreparedStatement prepare(Dialect dialect, Sql sql, java.sql.Connection c) throws SQLException {
+        PreparedStatement ps = sql.prepare(c);
+        return bindFilter(dialect.bind(sql, ps)).done();
+    }
+
+    /**
+     * @param b a binder of a statement of this part
+     * @return the binder with the filter's {@code :queue} set, if the statement has it
+     * @throws SQLException from the driver
+     */
+    Sql.Binder bindFilter(Sql.Binder b) throws SQLException {
+        return filter == null ? b : b.set("queue", queue);
     }
 
     /** @return the columns the target insert writes (optional longs stay NULL) */
@@ -237,7 +293,7 @@ record MigrationPart(String queue, String label, String table, List<Column> colu
                 }
                 case INT -> rs.getInt(col);
                 case LONG -> rs.getLong(col);
-                case OPTIONAL_LONG -> {
+                case OPTIONAL_LONG, NULLABLE_LONG -> {
                     long v = rs.getLong(col);
                     yield rs.wasNull() ? null : (Object) v;
                 }
@@ -264,6 +320,7 @@ record MigrationPart(String queue, String label, String table, List<Column> colu
                 case KEY, OPTIONAL_KEY, TEXT, OPTIONAL_TEXT -> b.set(c.param(), (String) row[i]);
                 case INT -> b.setInt(c.param(), (Integer) row[i]);
                 case LONG -> b.set(c.param(), (Long) row[i]);
+                case NULLABLE_LONG -> b.setNullable(c.param(), (Long) row[i]);
                 case OPTIONAL_LONG -> {
                     // not written
                 }
@@ -285,7 +342,7 @@ record MigrationPart(String queue, String label, String table, List<Column> colu
      */
     Sql.Binder bindAfter(Dialect dialect, Sql select, PreparedStatement ps, Object key0, Long key1)
             throws SQLException {
-        Sql.Binder b = dialect.bind(select, ps);
+        Sql.Binder b = bindFilter(dialect.bind(select, ps));
         String p0 = columns.get(0).param();
         if (key0 instanceof String s) {
             b.set(p0, s);
@@ -293,7 +350,11 @@ record MigrationPart(String queue, String label, String table, List<Column> colu
             b.set(p0, ((Number) key0).longValue());
         }
         if (keyLength == 2) {
-            b.setInt("k1", key1.intValue());
+            if (columns.get(1).type() == Type.INT) {
+                b.setInt("k1", key1.intValue());
+            } else {
+                b.set("k1", key1.longValue());
+            }
         }
         return b;
     }
@@ -301,10 +362,16 @@ record MigrationPart(String queue, String label, String table, List<Column> colu
     /** An order-independent checksum: the sum of every row's 64-bit hash, and the row count. */
     static final class Checksum {
         private final MessageDigest digest;
+        private final int stateColumn;
         private long sum;
         private long rows;
+        private long dead;
 
-        Checksum() {
+        /**
+         * @param stateColumn the index of a jobs table's state column, whose dead jobs {@link #dead()} counts, or -1
+         */
+        Checksum(int stateColumn) {
+            this.stateColumn = stateColumn;
             try {
                 digest = MessageDigest.getInstance("SHA-256");
             } catch (NoSuchAlgorithmException e) {
@@ -318,6 +385,9 @@ record MigrationPart(String queue, String label, String table, List<Column> colu
          * @param row the (transformed) row
          */
         void add(Object[] row) {
+            if (stateColumn >= 0 && Integer.valueOf(WorkTables.DEAD).equals(row[stateColumn])) {
+                dead++;
+            }
             StringBuilder b = new StringBuilder();
             for (Object v : row) {
                 if (v == null) {
@@ -334,6 +404,11 @@ record MigrationPart(String queue, String label, String table, List<Column> colu
             }
             sum += x;
             rows++;
+        }
+
+        /** @return how many of the rows were dead jobs */
+        long dead() {
+            return dead;
         }
 
         /** @return how many rows were added */

@@ -3,7 +3,10 @@ package dev.rowqueue.cli;
 import dev.rowqueue.QueueKind;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.StringJoiner;
 
 /** What a migration copied and whether every table verified: the same row count and checksum on both sides. */
 final class MigrationReport {
@@ -41,9 +44,10 @@ final class MigrationReport {
      * @param targetRows     rows on the target
      * @param sourceChecksum checksum of the source rows
      * @param targetChecksum checksum of the target rows
+     * @param dead           of the source rows, how many are dead jobs
      */
     record PartResult(String label, String table, long copied, long sourceRows, long targetRows,
-                      String sourceChecksum, String targetChecksum) {
+                      String sourceChecksum, String targetChecksum, long dead) {
         boolean verified() {
             return sourceRows == targetRows && sourceChecksum.equals(targetChecksum);
         }
@@ -67,8 +71,9 @@ final class MigrationReport {
         }
 
         void part(String label, String table, long copied, long sourceRows, long targetRows, String sourceChecksum,
-                  String targetChecksum) {
-            parts.add(new PartResult(label, table, copied, sourceRows, targetRows, sourceChecksum, targetChecksum));
+                  String targetChecksum, long dead) {
+            parts.add(new PartResult(label, table, copied, sourceRows, targetRows, sourceChecksum, targetChecksum,
+                    dead));
         }
 
         String name() {
@@ -86,6 +91,38 @@ final class MigrationReport {
         boolean verified() {
             return failure == null && parts.stream().allMatch(PartResult::verified);
         }
+    }
+
+    /**
+     * What the source held, by kind of row: the queues by kind, then per table what its rows are.
+     *
+     * @return e.g. "1 ring, 1 work queue; 4 ring groups, 6 ring entries, 8 jobs (1 dead), 2 schedules, ..."
+     */
+    String carried() {
+        Map<String, Long> kinds = new LinkedHashMap<>();
+        Map<String, Long> rows = new LinkedHashMap<>();
+        long dead = 0;
+        for (QueueResult q : queues) {
+            kinds.merge(Catalog.kindName(q.kind), 1L, Long::sum);
+            for (PartResult p : q.parts) {
+                rows.merge(p.label(), p.sourceRows(), Long::sum);
+                dead += p.dead();
+            }
+        }
+        StringJoiner j = new StringJoiner(", ");
+        kinds.forEach((kind, n) -> j.add(n + " " + kind + (n == 1 ? "" : "s")));
+        StringJoiner r = new StringJoiner(", ");
+        for (Map.Entry<String, Long> e : rows.entrySet()) {
+            String what = switch (e.getKey()) {
+                case "heads" -> "ring groups";
+                case "entries" -> "ring entries";
+                case "cursors" -> "rotation cursors";
+                case "schedule slots" -> "fired schedule slots";
+                default -> e.getKey();
+            };
+            r.add(e.getValue() + " " + what + (e.getKey().equals("jobs") ? " (" + dead + " dead)" : ""));
+        }
+        return j + (rows.isEmpty() ? "" : "; " + r);
     }
 
     /**
@@ -120,6 +157,7 @@ final class MigrationReport {
                         + " consumers running on the source? Stop them and rerun with --fresh --queue " + q.name);
             }
         }
+        t.println("Carried: " + carried());
         long ok = queues.stream().filter(QueueResult::verified).count();
         if (verified()) {
             t.println(t.verdict("VERIFIED") + ": " + queues.size() + (queues.size() == 1 ? " queue, " : " queues, ")

@@ -36,7 +36,9 @@ final class ScheduleCommand extends GroupCommand {
                 rq = db.rq();
                 return run(db.rq().schedules());
             } catch (ScheduleConflictException e) {
-                throw new CliException(ExitCode.USAGE, e.getMessage(), e);
+                // the API's advice names its method; on the command line it is the flag
+                throw new CliException(ExitCode.USAGE, e.getMessage().replace("use replace to change it",
+                        "add --replace to replace it"), e);
             } catch (NoSuchElementException e) {
                 throw new CliException(ExitCode.NOT_FOUND, e.getMessage(), e);
             }

@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
 
 /** Prints a queue's DDL for a dialect without connecting to a database. */
 @Command(name = "schema",
-        description = "Prints the DDL of a queue for a dialect, without a database connection, for migration tools"
+        description = "Prints the DDL of a queue (or of the schedule tables) for a dialect, without a database connection, for migration tools"
                 + " such as Flyway or Liquibase (then build RowQueues with createSchema(false)).")
 final class SchemaCommand extends BaseCommand {
 
@@ -85,6 +85,11 @@ final class SchemaCommand extends BaseCommand {
                 description = "the statements that upgrade a work queue created with schema version 1 (before keyed"
                         + " jobs) to the current version")
         String upgradeWork;
+
+        @Option(names = "--schedules", negatable = false,
+                description = "the schedule tables rowqueue_schedules and rowqueue_schedule_slots (once per database,"
+                        + " for schedules of any work queue)")
+        boolean schedules;
     }
 
     /** A ring and its options. */
@@ -141,6 +146,9 @@ final class SchemaCommand extends BaseCommand {
                     + " WHERE queue_name = '" + name + "'");
             what = "upgrade of work queue " + name + " from schema version 1 to " + dev.rowqueue.spi.Schema.VERSION
                     + " (key columns and their indexes; run once; the catalog update last)";
+        } else if (queue.schedules) {
+            statements.addAll(scripts.schedules());
+            what = "schedule tables";
         } else {
             statements.addAll(scripts.counters(queue.counters));
             what = "counters " + queue.counters.toLowerCase(Locale.ROOT);

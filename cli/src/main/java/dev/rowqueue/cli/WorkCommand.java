@@ -129,11 +129,21 @@ final class WorkCommand extends GroupCommand {
     @Command(name = "revive", mixinStandardHelpOptions = true,
             description = "Makes dead jobs ready again, with their attempts reset.")
     static final class Revive extends OnQueue {
+        // text, not List<Long>: picocli reports a word that is not a number as an "unmatched argument"
         @Parameters(index = "1..*", arity = "0..*", paramLabel = "ID", description = "dead job ids")
-        List<Long> ids = new ArrayList<>();
+        List<String> ids = new ArrayList<>();
 
         @Option(names = "--all", description = "every dead job")
         boolean all;
+
+        private static long jobId(String text) {
+            try {
+                return Long.parseLong(text.trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("a job id must be a number (as 'work dead' lists them), got '"
+                        + text + "'");
+            }
+        }
 
         @Override
         int run(WorkQueue queue) {
@@ -147,7 +157,7 @@ final class WorkCommand extends GroupCommand {
             }
             List<Long> missing = new ArrayList<>();
             int revived = 0;
-            for (long id : ids) {
+            for (long id : ids.stream().map(Revive::jobId).toList()) {
                 if (queue.revive(id)) {
                     revived++;
                 } else {

@@ -178,6 +178,10 @@ class InspectionCommandsTest {
         assertEquals(0, revive.code(), revive::toString);
         assertEquals(new QueueStats(2, 1, 0, 0), mail.stats());
         assertEquals(ExitCode.USAGE, cli("work", "revive", "mail").code(), "ids or --all");
+        Cli.Result notANumber = cli("work", "revive", "mail", "abc");
+        assertEquals(ExitCode.USAGE, notANumber.code(), notANumber::toString);
+        assertTrue(notANumber.err().contains("a job id must be a number (as 'work dead' lists them), got 'abc'"),
+                notANumber.err());
         assertEquals(0, cli("work", "revive", "mail", "--all").code());
 
         Cli.Result enqueue = cli("work", "enqueue", "mail", "a", "b", "--priority", "7", "--delay", "0s");

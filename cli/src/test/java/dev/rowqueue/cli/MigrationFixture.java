@@ -3,6 +3,10 @@ package dev.rowqueue.cli;
 import dev.rowqueue.Counters;
 import dev.rowqueue.Enqueue;
 import dev.rowqueue.Job;
+import dev.rowqueue.MissedSlots;
+import dev.rowqueue.Schedule;
+import dev.rowqueue.ScheduleOptions;
+import dev.rowqueue.Schedules;
 import dev.rowqueue.QueueStats;
 import dev.rowqueue.RingEntry;
 import dev.rowqueue.RingQueue;
@@ -10,6 +14,14 @@ import dev.rowqueue.RowQueues;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkQueueOptions;
 
+import dev.rowqueue.spi.CounterTable;
+import dev.rowqueue.spi.RingTables;
+import dev.rowqueue.spi.WorkTables;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -33,6 +45,8 @@ final class MigrationFixture {
     final String ring;
     final String work;
     final String counters;
+    /** A work queue that schedules enqueue into. */
+    final String sched;
 
     private final Map<String, List<RingEntry>> entries = new LinkedHashMap<>();
     private final Map<String, Long> lastSeq = new LinkedHashMap<>();
@@ -47,6 +61,7 @@ final class MigrationFixture {
         this.ring = prefix + "_ring";
         this.work = prefix + "_work";
         this.counters = prefix + "_cnt";
+        this.sched = prefix + "_sch";
     }
 
     /** @return a fixture with fresh queue names (safe on a shared server) */
@@ -60,7 +75,49 @@ final class MigrationFixture {
 
     /** @return the queue names */
     List<String> names() {
-        return List.of(ring, work, counters);
+        return List.of(ring, work, counters, sched);
+    }
+
+    /** @return the schedule names (fresh like the queue names) */
+    List<String> scheduleNames() {
+        return List.of(sched + "_cron", sched + "_rate", sched + "_delay");
+    }
+
+    /**
+     * Makes the queues on the source, and schedules that a scheduler fired for a while: a paused cron schedule with
+     * templates, zone and missed-slot policy, a fixed-rate schedule with fired slots, a fixed-delay schedule that
+     * waits for its job.
+     *
+     * @param src the source
+     * @return this fixture
+     * @throws InterruptedException if interrupted while the scheduler fires
+     */
+    MigrationFixture populate(Endpoint.Opened src) throws InterruptedException {
+        populate(src.rq());
+        src.rq().workQueue(sched).create();
+        Schedules s = src.rq().schedules(); // the command line's handle: fires nothing
+        s.define(scheduleNames().get(0), "0 9 * * MON-FRI", ScheduleOptions.forQueue(sched).withZone("Europe/Berlin")
+                .withPayload("{\"report\":\"{slot}\"}").withKey("report-{slot_ms}").withMissed(MissedSlots.each(3)));
+        s.pause(scheduleNames().get(0));
+        s.resume(scheduleNames().get(0));
+        s.pause(scheduleNames().get(0)); // revision 4
+        try (RowQueues firing = RowQueues.builder(src.dataSource()).createSchema(false)
+                .schedulerPollInterval(Duration.ofMillis(20)).build()) {
+            Schedules f = firing.schedules();
+            f.define(scheduleNames().get(1), Schedule.every(Duration.ofMillis(50)),
+                    ScheduleOptions.forQueue(sched).withKey("rate").withMissed(MissedSlots.SKIP));
+            f.define(scheduleNames().get(2), Schedule.fixedDelay(Duration.ofMillis(10)), ScheduleOptions.forQueue(sched));
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (f.get(scheduleNames().get(2)).orElseThrow().revision() < 2
+                    || firing.workQueue(sched).stats().ready() < 3) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("the scheduler fired nothing in 30 s");
+                }
+                Thread.sleep(20);
+            }
+            f.pause(scheduleNames().get(1));
+        }
+        return this;
     }
 
     /**
@@ -150,6 +207,73 @@ final class MigrationFixture {
         Counters c = rq.counters(counters);
         assertEquals(counterValues, c.all());
         assertEquals(14, c.increment("Bulldozer"));
+    }
+
+    /**
+     * Compares every table of the fixture on both sides row by row, read with plain JDBC (not the migration's code):
+     * the target holds exactly the source's rows, except that a leased job arrives ready (no lease token, due at its
+     * enqueue time).
+     *
+     * @param src the source
+     * @param dst the target
+     * @throws SQLException from a driver
+     */
+    void assertSameRows(Endpoint.Opened src, Endpoint.Opened dst) throws SQLException {
+        String jobs = "id, payload, prio, state, due_ms, attempts, lease_token, enqueued_ms, last_error, job_key,"
+                + " unique_key, key_seq";
+        String mine = "queue_name = '" + sched + "'";
+        Map<String, String> tables = new LinkedHashMap<>();
+        tables.put("SELECT grp, slot, seq, payload, pushed_ms FROM " + RingTables.of(ring).entries(), "ring entries");
+        tables.put("SELECT grp, last_seq FROM " + RingTables.of(ring).heads(), "ring heads");
+        for (String w : List.of(work, sched)) {
+            tables.put("SELECT " + jobs + " FROM " + WorkTables.of(w).jobs(), w + " jobs");
+            tables.put("SELECT cursor_name, last_id FROM " + WorkTables.of(w).cursors(), w + " cursors");
+        }
+        tables.put("SELECT counter_key, counter_value FROM " + CounterTable.of(counters).table(), "counters");
+        tables.put("SELECT schedule_name, spec, queue_name, payload, job_key, missed, paused, next_ms, last_job,"
+                + " revision, created_ms FROM rowqueue_schedules WHERE " + mine, "schedules");
+        tables.put("SELECT schedule_name, slot_ms, fired_ms FROM rowqueue_schedule_slots WHERE schedule_name IN"
+                + " (SELECT schedule_name FROM rowqueue_schedules WHERE " + mine + ")", "schedule slots");
+        Map<String, Integer> sizes = new LinkedHashMap<>();
+        for (Map.Entry<String, String> t : tables.entrySet()) {
+            List<List<String>> expected = rows(src, t.getKey());
+            if (t.getValue().endsWith(" jobs")) {
+                expected = expected.stream().map(MigrationFixture::unleased).toList();
+            }
+            assertEquals(sorted(expected), sorted(rows(dst, t.getKey())), t.getValue() + ", row by row");
+            sizes.put(t.getValue(), expected.size());
+        }
+        assertTrue(sizes.get("schedules") == 3 && sizes.get("schedule slots") >= 2 && sizes.get(work + " jobs") == 8,
+                "the fixture holds what it should: " + sizes);
+    }
+
+    private static List<String> unleased(List<String> job) {
+        List<String> copy = new ArrayList<>(job);
+        if (copy.get(6) != null) {
+            copy.set(6, null);
+            copy.set(4, copy.get(7));
+        }
+        return copy;
+    }
+
+    private static List<String> sorted(List<List<String>> rows) {
+        return rows.stream().map(String::valueOf).sorted().toList();
+    }
+
+    private static List<List<String>> rows(Endpoint.Opened side, String sql) throws SQLException {
+        List<List<String>> rows = new ArrayList<>();
+        try (Connection c = side.dataSource().getConnection(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery(sql)) {
+            int n = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                List<String> row = new ArrayList<>();
+                for (int i = 1; i <= n; i++) {
+                    row.add(rs.getString(i));
+                }
+                rows.add(row);
+            }
+        }
+        return rows;
     }
 
     /**

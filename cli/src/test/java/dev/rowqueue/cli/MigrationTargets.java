@@ -66,7 +66,17 @@ final class MigrationTargets {
         List<Factory> all = new ArrayList<>();
         all.add(h2("H2", null));
         all.add(h2("portable on H2", "portable"));
-        all.addAll(fromEnvironment());
+        all.add(sqlite());
+        List<Factory> servers = fromEnvironment();
+        all.addAll(servers);
+        if (servers.stream().noneMatch(f -> f.name().startsWith("Postgres"))) {
+            localServer("PostgreSQL", "jdbc:postgresql://127.0.0.1:5432/", "test", "postgres", "DROP DATABASE %s WITH (FORCE)")
+                    .ifPresent(all::add);
+        }
+        if (servers.stream().noneMatch(f -> f.name().startsWith("Mariadb") || f.name().startsWith("Mysql"))) {
+            localServer("MariaDB", "jdbc:mariadb://127.0.0.1:3306/", "mysql", "root", "DROP DATABASE %s")
+                    .ifPresent(all::add);
+        }
         return all;
     }
 
@@ -110,6 +120,104 @@ final class MigrationTargets {
                 return name;
             }
         };
+    }
+
+    /** @return a new SQLite database file per endpoint (the driver is a test dependency here, as users add it) */
+    static Factory sqlite() {
+        return new Factory() {
+            @Override
+            public String name() {
+                return "SQLite";
+            }
+
+            @Override
+            public Endpoint create() {
+                try {
+                    java.nio.file.Path f = java.nio.file.Files.createTempFile("migrate_", ".db");
+                    return new Endpoint("jdbc:sqlite:" + f, null, null, null, Map.of());
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+
+            @Override
+            public boolean separateDatabases() {
+                return true;
+            }
+
+            @Override
+            public void release(Endpoint endpoint) {
+                try {
+                    java.nio.file.Files.deleteIfExists(java.nio.file.Path.of(endpoint.url().substring(12)));
+                } catch (java.io.IOException ignored) {
+                    // left in the temporary directory
+                }
+            }
+
+            @Override
+            public String toString() {
+                return name();
+            }
+        };
+    }
+
+    /**
+     * The machine's local server, if it answers: each endpoint is a database of its own, created for it and dropped
+     * afterwards.
+     *
+     * @param name      the report name
+     * @param base      the JDBC URL up to the database name
+     * @param adminDb   a database to connect to for CREATE and DROP DATABASE
+     * @param user      a user who may create databases (no password)
+     * @param dropForm  the DROP DATABASE statement, with %s for the name
+     * @return the factory, or empty if the server does not answer
+     */
+    static java.util.Optional<Factory> localServer(String name, String base, String adminDb, String user,
+                                                   String dropForm) {
+        try (Connection c = DriverManager.getConnection(base + adminDb, user, "")) {
+            if (!c.isValid(5)) {
+                return java.util.Optional.empty();
+            }
+        } catch (SQLException e) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(new Factory() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public Endpoint create() {
+                String db = "migrate_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+                admin("CREATE DATABASE " + db);
+                return new Endpoint(base + db, user, "", null, Map.of());
+            }
+
+            private void admin(String sql) {
+                try (Connection c = DriverManager.getConnection(base + adminDb, user, "");
+                     Statement s = c.createStatement()) {
+                    s.execute(sql);
+                } catch (SQLException e) {
+                    throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+                }
+            }
+
+            @Override
+            public boolean separateDatabases() {
+                return true;
+            }
+
+            @Override
+            public void release(Endpoint endpoint) {
+                admin(String.format(dropForm, endpoint.url().substring(base.length())));
+            }
+
+            @Override
+            public String toString() {
+                return name;
+            }
+        });
     }
 
     /**

@@ -62,6 +62,7 @@ class ScheduleCommandTest {
         Cli.Result conflict = cli("schedule", "add", "daily", "0 10 * * *", "--queue", "reports");
         assertEquals(2, conflict.code(), conflict::toString);
         assertTrue(conflict.err().contains("exists with another definition"), conflict.err());
+        assertTrue(conflict.err().contains("add --replace to replace it"), "names the flag: " + conflict.err());
         Cli.Result replaced = cli("schedule", "add", "daily", "rate:PT1H", "--queue", "reports", "--replace");
         assertEquals(0, replaced.code(), replaced::toString);
         assertEquals("rate:PT1H", rq.schedules().get("daily").orElseThrow().schedule().toString());

@@ -43,6 +43,35 @@ class SchemaCommandTest {
                 + " BIGINT NOT NULL, PRIMARY KEY (counter_key));"), counters.out());
     }
 
+    /** The schedule tables have DDL too, and it is the DDL rowqueue runs: a database made from it takes schedules. */
+    @Test
+    void prints_the_schedule_tables_and_they_take_schedules() throws Exception {
+        Cli.Result r = Cli.run("schema", "--dialect", "h2", "--schedules");
+        assertEquals(0, r.code(), r::toString);
+        assertTrue(r.out().startsWith("-- rowqueue DDL for schedule tables, dialect h2"), r.out());
+        assertTrue(r.out().contains("CREATE TABLE IF NOT EXISTS rowqueue_schedules ("), r.out());
+        assertTrue(r.out().contains("CREATE TABLE IF NOT EXISTS rowqueue_schedule_slots ("), r.out());
+        Cli.Result work = Cli.run("schema", "--dialect", "h2", "--work", "reports", "--no-catalog");
+        String url = "jdbc:h2:mem:schema_schedules;DB_CLOSE_DELAY=-1";
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(url, "sa", "");
+             java.sql.Statement st = c.createStatement()) {
+            for (String sql : (r.out() + work.out()).split(";\n")) {
+                String ddl = sql.lines().filter(l -> !l.startsWith("--")).reduce("", (x, y) -> x + "\n" + y).trim();
+                if (!ddl.isEmpty()) {
+                    st.execute(ddl);
+                }
+            }
+        }
+        javax.sql.DataSource ds = new dev.rowqueue.testkit.DriverManagerDataSource(url, "sa", "");
+        try (dev.rowqueue.RowQueues rq = dev.rowqueue.RowQueues.builder(ds).createSchema(false).scheduler(false)
+                .build()) {
+            rq.workQueue("reports").create();
+            rq.existingSchedules().orElseThrow().define("nightly", "0 3 * * *",
+                    dev.rowqueue.ScheduleOptions.forQueue("reports"));
+            assertEquals(1, rq.existingSchedules().orElseThrow().list().size());
+        }
+    }
+
     @Test
     void the_single_writer_strategy_is_printed_where_the_dialect_offers_it_and_refused_where_not() {
         Cli.Result h2 = Cli.run("schema", "--dialect", "h2", "--ring", "fruit", "--capacity", "5", "--strategy",

@@ -95,7 +95,7 @@ final class Api {
     /** Writes a schedule as an object: its definition, state and next fire times. */
     static void schedule(Json j, ScheduleInfo s, List<Instant> next) {
         j.beginObject().field("name", s.name()).field("schedule", s.schedule().toString())
-                .field("zone", s.schedule() instanceof dev.rowqueue.CronSchedule c ? c.zone().getId() : null).field("queue", s.options().queue())
+                .field("zone", s.schedule() instanceof dev.rowqueue.CronSchedule c ? Pages.zoneName(c.zone()) : null).field("queue", s.options().queue())
                 .field("payload", s.options().payload()).field("key", s.options().key())
                 .field("missed", s.options().missed().toString()).field("paused", s.paused());
         j.name("next").beginArray();

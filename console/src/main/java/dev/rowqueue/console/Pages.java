@@ -234,7 +234,7 @@ final class Pages {
             String queue = mount + "/queues/" + Routes.segment(s.options().queue());
             c.open("tr", "class", s.paused() ? "paused" : null).el("td", s.name(), "class", "key");
             if (s.schedule() instanceof CronSchedule cron) {
-                c.open("td").el("code", cron.expression()).close("td").el("td", cron.zone().getId());
+                c.open("td").el("code", cron.expression()).close("td").el("td", zoneName(cron.zone()));
             } else {
                 c.open("td").el("code", s.schedule().toString()).close("td").el("td", "—", "class", "muted");
             }
@@ -242,10 +242,14 @@ final class Pages {
             c.el("td", s.paused() ? "paused" : "active", "class", "state" + (s.paused() ? " dead" : ""));
             c.el("td", missed(s.options().missed()));
             c.open("td", "class", s.paused() ? "muted" : null);
-            boolean first = true;
-            for (Instant t : Routes.nextFires(s)) {
-                c.raw(first ? "" : "<br>").raw(time(t));
-                first = false;
+            if (s.paused()) {
+                c.text("none while paused"); // a paused schedule fires at no time; its slots come anew on resume
+            } else {
+                boolean first = true;
+                for (Instant t : Routes.nextFires(s)) {
+                    c.raw(first ? "" : "<br>").raw(time(t));
+                    first = false;
+                }
             }
             if (s.waitingFor() >= 0) {
                 c.raw("<br>").text("waiting for ").el("a", "job " + s.waitingFor(), "href", queue + "/jobs/"
@@ -273,6 +277,14 @@ final class Pages {
         c.el("p", "Next fire times are the stored next slot and the schedule's following ones. Trigger now enqueues"
                 + " one job at once and leaves the slots as they are.", "class", "sub");
         return page(v, 200, "Schedules", true, null, c);
+    }
+
+    /**
+     * @param zone a zone
+     * @return its name as a person writes it: {@code UTC} for the zero offset (whose id is {@code Z})
+     */
+    static String zoneName(java.time.ZoneId zone) {
+        return zone.normalized().equals(ZoneOffset.UTC) ? "UTC" : zone.getId();
     }
 
     private static String missed(MissedSlots m) {
@@ -464,7 +476,7 @@ final class Pages {
             c.open("table", "class", "grid jobs").open("thead").open("tr");
             c.el("th", "Job", "class", "num").el("th", "State").el("th", "Attempts", "class", "num")
                     .el("th", "Priority", "class", "num").el("th", "Key").el("th", "Due or lease end")
-                    .el("th", "Payload");
+                    .el("th", "Last error").el("th", "Payload");
             c.close("tr").close("thead").open("tbody");
             for (JobInfo j : page.jobs()) {
                 c.open("tr", "id", "job-" + j.id());
@@ -476,6 +488,9 @@ final class Pages {
                 c.el("td", j.key() == null ? "—" : j.key(), "class", j.key() == null ? "muted" : "key");
                 Instant when = j.leaseUntil() != null ? j.leaseUntil() : j.dueAt();
                 c.open("td").raw(when == null ? "" : time(when)).close("td");
+                c.open("td", "class", "error");
+                text(c, j.lastError(), "error");
+                c.close("td");
                 c.open("td", "class", "payload");
                 text(c, j.payload(), "payload");
                 c.close("td");
@@ -527,7 +542,8 @@ final class Pages {
         c.close("dl");
         if (changes && (j.state() == JobState.READY || j.state() == JobState.SCHEDULED)) {
             c.open("div", "class", "actions");
-            postForm(c, v, base + "/jobs/" + j.id() + "/cancel", "button danger", "Cancel job " + j.id());
+            c.el("a", "Cancel job " + j.id() + "…", "class", "button danger", "href",
+                    base + "/jobs/" + j.id() + "/cancel");
             c.close("div");
         } else if (changes && j.state() == JobState.DEAD) {
             c.open("div", "class", "actions");
@@ -565,6 +581,30 @@ final class Pages {
     private static void card(Html c, String label, long n, String cls, String hint) {
         c.open("div", "class", "card " + cls + (n == 0 ? " zero" : ""), "title", hint)
                 .el("span", label, "class", "label").el("span", grouped(n), "class", "value").close("div");
+    }
+
+    /** Asks before a cancel, as before a purge: a cancelled job is deleted and cannot be revived. */
+    static ConsoleResponse confirmCancel(View v, QueueInfo q, JobInfo j) {
+        String base = v.mount() + "/queues/" + Routes.segment(q.name());
+        String job = base + "/jobs/" + j.id();
+        Html c = new Html();
+        c.el("h1", "Cancel job " + j.id() + " of " + q.name() + "?");
+        c.open("div", "class", "confirm");
+        if (j.state() != JobState.READY && j.state() != JobState.SCHEDULED) {
+            c.el("p", "Job " + j.id() + " is " + j.state().name().toLowerCase(java.util.Locale.ROOT)
+                    + ": only a ready or scheduled job can be cancelled.");
+            c.el("a", "Back to job " + j.id(), "class", "button", "href", job);
+        } else {
+            c.open("p").text("This deletes ").el("strong", "job " + j.id()).text(" (")
+                    .text(j.state().name().toLowerCase(java.util.Locale.ROOT)).text(") of work queue ")
+                    .el("strong", q.name()).text(": no consumer will get it, and it cannot be revived.").close("p");
+            c.open("div", "class", "actions");
+            postForm(c, v, job + "/cancel", "button danger", "Cancel job " + j.id());
+            c.el("a", "Keep it", "class", "button", "href", job);
+            c.close("div");
+        }
+        c.close("div");
+        return page(v, 200, "Cancel job " + j.id(), false, crumb(q.name(), base, "cancel job " + j.id()), c);
     }
 
     static ConsoleResponse confirmPurge(View v, QueueInfo q, long dead) {

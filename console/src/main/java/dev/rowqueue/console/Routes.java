@@ -81,6 +81,7 @@ final class Routes {
             r.add(Route.of("POST", "/api/queues/{queue}/dead/{id}/revive", this::revive));
             r.add(Route.of("POST", "/api/queues/{queue}/dead/revive-all", this::reviveAll));
             r.add(Route.of("POST", "/api/queues/{queue}/dead/purge", this::purge));
+            r.add(Route.of("GET", "/queues/{queue}/jobs/{id}/cancel", this::confirmCancel));
             r.add(Route.of("POST", "/queues/{queue}/jobs/{id}/cancel", this::cancel));
             r.add(Route.of("POST", "/api/queues/{queue}/jobs/{id}/cancel", this::cancel));
             for (String action : List.of("pause", "resume", "trigger")) {
@@ -210,6 +211,14 @@ final class Routes {
             query = query.withAfter(id);
         }
         return query;
+    }
+
+    private ConsoleResponse confirmCancel(Call call) {
+        QueueInfo q = queue(call, QueueKind.WORK);
+        long id = jobId(call.params().get("id"));
+        JobInfo job = console.data().job(q.name(), id).orElseThrow(() -> new HttpError(404, "No job " + id
+                + " in work queue " + q.name() + ": it may have been acked, cancelled or purged."));
+        return Pages.confirmCancel(call.view(), q, job);
     }
 
     private ConsoleResponse confirmPurge(Call call) {

@@ -1,5 +1,7 @@
 package dev.rowqueue.console;
 
+import dev.rowqueue.Enqueue;
+
 import com.sun.net.httpserver.HttpServer;
 import dev.rowqueue.Job;
 import org.junit.jupiter.api.AfterAll;
@@ -164,6 +166,14 @@ class ConsoleBrowserTest {
         browser.awaitLocation("/queues/mail/jobs/" + later);
         assertEquals("later", browser.driver.findElement(By.cssSelector("pre.payload")).getText());
         browser.screenshot("docs-job");
+        browser.driver.findElement(By.linkText("Cancel job " + later + "…")).click();
+        browser.awaitLocation("/queues/mail/jobs/" + later + "/cancel");
+        assertTrue(f.mail.job(later).isPresent(), "the confirmation page cancels nothing");
+        browser.driver.findElement(By.linkText("Keep it")).click();
+        browser.awaitLocation("/queues/mail/jobs/" + later);
+        assertTrue(f.mail.job(later).isPresent(), "kept");
+        browser.driver.findElement(By.linkText("Cancel job " + later + "…")).click();
+        browser.awaitLocation("/queues/mail/jobs/" + later + "/cancel");
         browser.driver.findElement(By.cssSelector(".actions button.danger")).click();
         String cancelled = "Job " + later + " is cancelled: no consumer will get it.";
         assertEquals(cancelled, browser.awaitText(By.cssSelector(".notice"), cancelled));
@@ -354,6 +364,68 @@ class ConsoleBrowserTest {
         assertTrue(triggered.matches(now), triggered);
         assertEquals(before + 1, f.mail.stats().total());
         browser.awaitLocation("/schedules");
+    }
+
+    /** Issue 37: the zero offset is named UTC (not Z), and a paused schedule shows no next fire times. */
+    @Test
+    void a_paused_schedule_shows_no_fire_times_and_utc_is_named() {
+        ConsoleFixture f = console(b -> b);
+        try (dev.rowqueue.RowQueues admin = dev.rowqueue.RowQueues.builder(f.dataSource).scheduler(false).build()) {
+            admin.schedules().define("utc-report", "0 4 * * *", dev.rowqueue.ScheduleOptions.forQueue("mail"));
+            admin.schedules().define("held", "0 5 * * *", dev.rowqueue.ScheduleOptions.forQueue("mail"));
+            admin.schedules().pause("held");
+        }
+        signIn(f, "/schedules");
+        browser.screenshot("schedules-paused-utc");
+        assertEquals("UTC", cell("utc-report", 3));
+        assertTrue(cell("utc-report", 7).matches("(?s)\\d{4}-.*"), "an active schedule lists its fire times: "
+                + cell("utc-report", 7));
+        assertEquals("none while paused", cell("held", 7));
+        assertEquals(0, browser.driver.findElements(By.xpath("//tr[td[1][text()='held']]/td[7]//time")).size());
+    }
+
+    /** Issue 37: the list of dead jobs (jobs by state) shows each one's last error, as text. */
+    @Test
+    void the_dead_jobs_list_shows_their_last_errors() {
+        ConsoleFixture f = console(b -> b);
+        signIn(f, "/queues/mail/jobs?state=dead");
+        browser.screenshot("dead-jobs-errors");
+        assertEquals("SMTP 550 mailbox unavailable",
+                browser.driver.findElement(By.cssSelector("#job-" + f.dead.get(0) + " td.error")).getText());
+        assertEquals("<img src=x onerror=alert(2)>",
+                browser.driver.findElement(By.cssSelector("#job-" + f.dead.get(1) + " td.error")).getText());
+        assertThrows(NoAlertPresentException.class, () -> browser.driver.switchTo().alert());
+    }
+
+    /** Issue 37: a key such as customer-1 stays on one line, also in a narrow window (no "customer-" / "1"). */
+    @Test
+    void keys_do_not_break_at_their_hyphens_in_a_narrow_window() {
+        ConsoleFixture f = console(b -> b);
+        for (int i = 1; i <= 3; i++) {
+            f.mail.enqueue("{\"order\":" + i + ",\"note\":\"a payload long enough to want the room of the key column\"}",
+                    Enqueue.defaults().withKey("customer-" + i));
+        }
+        org.openqa.selenium.Dimension before = browser.driver.manage().window().getSize();
+        try {
+            browser.driver.manage().window().setSize(new org.openqa.selenium.Dimension(520, 860));
+            signIn(f, "/queues/mail/jobs?state=ready");
+            browser.screenshot("narrow-keys");
+            List<WebElement> keys = browser.driver.findElements(By.xpath("//td[starts-with(text(), 'customer-')]"));
+            assertEquals(3, keys.size());
+            for (WebElement key : keys) {
+                Object lines = ((JavascriptExecutor) browser.driver).executeScript(
+                        "var r = document.createRange(); r.selectNodeContents(arguments[0]);"
+                                + " return r.getClientRects().length;", key);
+                assertEquals(1L, ((Number) lines).longValue(), key.getText() + " is on one line");
+            }
+        } finally {
+            browser.driver.manage().window().setSize(before);
+        }
+    }
+
+    private String cell(String schedule, int column) {
+        return browser.driver.findElement(By.xpath("//tr[td[1][text()='" + schedule + "']]/td[" + column + "]"))
+                .getText().strip();
     }
 
     @Test

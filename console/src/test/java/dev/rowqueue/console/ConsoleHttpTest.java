@@ -321,8 +321,12 @@ class ConsoleHttpTest {
         long later = f.mail.jobs(JobQuery.all().withState(JobState.SCHEDULED)).jobs().get(0).id();
         http.signIn(ConsoleFixture.TOKEN);
         String page = http.get("/queues/mail/jobs/" + later, "Cookie", http.cookie).body();
-        assertTrue(page.contains("action=\"/queues/mail/jobs/" + later + "/cancel\""), page);
-        String csrf = http.csrf("/queues/mail/jobs/" + later);
+        assertTrue(page.contains("href=\"/queues/mail/jobs/" + later + "/cancel\""), "asks first: " + page);
+        assertFalse(page.contains("action=\"/queues/mail/jobs/" + later + "/cancel\""), "no cancel in one click");
+        String confirm = http.get("/queues/mail/jobs/" + later + "/cancel", "Cookie", http.cookie).body();
+        assertTrue(confirm.contains("action=\"/queues/mail/jobs/" + later + "/cancel\""), confirm);
+        assertTrue(f.mail.job(later).isPresent(), "asking cancels nothing");
+        String csrf = http.csrf("/queues/mail/jobs/" + later + "/cancel");
         assertEquals(403, http.post("/queues/mail/jobs/" + later + "/cancel", Map.of(), "Cookie", http.cookie)
                 .statusCode(), "no CSRF token");
         assertTrue(f.mail.job(later).isPresent());
