@@ -324,14 +324,15 @@ final class DefaultWorkQueue implements WorkQueue {
                     (allIds, allTokens, n, leaseMs) -> {
                         // the token is made here, so a claim whose outcome is unknown can be found and undone
                         long token = newToken();
+                        long sent = System.nanoTime();
                         try {
-                            if (allIds.length == 0) {
-                                return new WorkStore.AckedAndClaimed(Set.of(), ctx.executor().run("claim from "
-                                        + name, "work " + name, store.claim(n, leaseMs, token, rule)));
-                            }
-                            return ctx.executor().run("ack " + allIds.length + " jobs of " + name + " and claim from "
-                                    + name, "work " + name, store.ackAndClaim(allIds, allTokens, n, leaseMs, token,
-                                    rule));
+                            WorkStore.AckedAndClaimed r = allIds.length == 0
+                                    ? new WorkStore.AckedAndClaimed(Set.of(), ctx.executor().run("claim from " + name,
+                                            "work " + name, store.claim(n, leaseMs, token, rule)))
+                                    : ctx.executor().run("ack " + allIds.length + " jobs of " + name
+                                            + " and claim from " + name, "work " + name,
+                                            store.ackAndClaim(allIds, allTokens, n, leaseMs, token, rule));
+                            return arrivedInTime(r, token, sent, leaseMs);
                         } catch (UnknownCommitOutcomeException e) {
                             unknownClaims.put(token, System.nanoTime() + 2 * TimeUnit.MILLISECONDS.toNanos(leaseMs));
                             nextResolve = System.nanoTime();
@@ -340,6 +341,27 @@ final class DefaultWorkQueue implements WorkQueue {
                     });
             return new WorkStore.AckedAndClaimed(result.acked(), buryExhausted(ctx, result.claimed()));
         });
+    }
+
+    /**
+     * A claim's leases began, in the database, no earlier than the claim was sent. One whose answer came back after
+     * its lease (less the clock margin, a tenth of the lease and at most 250 ms) may have ended hands out nothing: a
+     * stalled server or network can deliver a claim that late (a Galera node stopped for 20 s answered 10 s after
+     * another consumer had claimed, run and acked the same jobs), and a job handed out then could run again after its
+     * ack. Its jobs are given back, attempts unchanged, as those of a claim of unknown outcome are.
+     */
+    private WorkStore.AckedAndClaimed arrivedInTime(WorkStore.AckedAndClaimed r, long token, long sent, long leaseMs) {
+        long took = System.nanoTime() - sent;
+        long margin = Math.min(250, leaseMs / 10);
+        if (r.claimed().isEmpty() || took < TimeUnit.MILLISECONDS.toNanos(leaseMs - margin)) {
+            return r;
+        }
+        org.slf4j.LoggerFactory.getLogger(DefaultWorkQueue.class).warn("rowqueue: {}: a claim answered after {} ms,"
+                + " past its lease of {} ms: its {} jobs are not handed out (another consumer may hold them by now) and"
+                + " are given back", name, TimeUnit.NANOSECONDS.toMillis(took), leaseMs, r.claimed().size());
+        unknownClaims.put(token, System.nanoTime() + 2 * TimeUnit.MILLISECONDS.toNanos(leaseMs));
+        nextResolve = System.nanoTime();
+        return new WorkStore.AckedAndClaimed(r.acked(), List.of());
     }
 
     /**

@@ -218,7 +218,7 @@ final class GroupReplicationCluster implements AutoCloseable {
      * Lets every member that the group does not count ONLINE (it left, was expelled, stalled, was cut off, or is in
      * ERROR) join again ({@code STOP} and {@code START GROUP_REPLICATION}; one that is RECOVERING is left to finish),
      * until every member sees three ONLINE. The group's view is that of a member that is ONLINE with a majority of
-     * ONLINE members in its view: a member that was stalled or cut off still sees the group it had until it learns
+     * members ONLINE or RECOVERING (reachable) in its view: a member that was stalled or cut off still sees the group it had until it learns
      * that it was expelled, and a member that is OFFLINE sees only itself.
      */
     void rejoinAll() {
@@ -237,11 +237,14 @@ final class GroupReplicationCluster implements AutoCloseable {
         while (System.currentTimeMillis() < deadline) {
             int majority = -1;
             for (int o = 0; o < members.size() && majority < 0; o++) {
-                int online = 0;
+                // the group's quorum counts every member it can reach, RECOVERING ones too: after the whole group was
+                // restarted under load, the joiners may stay RECOVERING behind the writes while the primary serves
+                int reachable = 0;
                 for (int i = 0; i < members.size(); i++) {
-                    online += "ONLINE".equals(state(o, i)) ? 1 : 0;
+                    String seen = state(o, i);
+                    reachable += "ONLINE".equals(seen) || "RECOVERING".equals(seen) ? 1 : 0;
                 }
-                if ("ONLINE".equals(state(o, o)) && online > members.size() / 2) {
+                if ("ONLINE".equals(state(o, o)) && reachable > members.size() / 2) {
                     majority = o;
                 }
             }
@@ -265,7 +268,7 @@ final class GroupReplicationCluster implements AutoCloseable {
                 }
             }
             if (majority < 0) {
-                last = "no member is ONLINE with a majority in its view";
+                last = "no member is ONLINE with a majority of members ONLINE or RECOVERING in its view";
             }
             if (done) {
                 return;
