@@ -1,5 +1,6 @@
 package dev.rowqueue.testkit;
 
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
@@ -16,6 +17,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class MachineLockTest {
 
     private final String name = "test-" + UUID.randomUUID().toString().substring(0, 8);
+
+    @AfterEach
+    void removeLockFiles() throws Exception {
+        Path dir = Path.of(System.getProperty("java.io.tmpdir"), "rowqueue-locks");
+        try (var files = Files.list(dir)) {
+            for (Path f : files.filter(f -> f.getFileName().toString().startsWith(name)).toList()) {
+                Files.deleteIfExists(f);
+            }
+        }
+    }
 
     @Test
     void slots_are_handed_out_once_each_and_free_again_after_close() {
