@@ -334,8 +334,7 @@ final class DefaultWorkQueue implements WorkQueue {
                                             store.ackAndClaim(allIds, allTokens, n, leaseMs, token, rule));
                             return arrivedInTime(r, token, sent, leaseMs);
                         } catch (UnknownCommitOutcomeException e) {
-                            unknownClaims.put(token, System.nanoTime() + 2 * TimeUnit.MILLISECONDS.toNanos(leaseMs));
-                            nextResolve = System.nanoTime();
+                            giveBackLater(token, leaseMs);
                             throw e;
                         }
                     });
@@ -352,16 +351,21 @@ final class DefaultWorkQueue implements WorkQueue {
      */
     private WorkStore.AckedAndClaimed arrivedInTime(WorkStore.AckedAndClaimed r, long token, long sent, long leaseMs) {
         long took = System.nanoTime() - sent;
-        long margin = Math.min(250, leaseMs / 10);
+        long margin = WorkerOptions.defaults().leaseMarginFor(Duration.ofMillis(leaseMs)).toMillis();
         if (r.claimed().isEmpty() || took < TimeUnit.MILLISECONDS.toNanos(leaseMs - margin)) {
             return r;
         }
         org.slf4j.LoggerFactory.getLogger(DefaultWorkQueue.class).warn("rowqueue: {}: a claim answered after {} ms,"
                 + " past its lease of {} ms: its {} jobs are not handed out (another consumer may hold them by now) and"
                 + " are given back", name, TimeUnit.NANOSECONDS.toMillis(took), leaseMs, r.claimed().size());
+        giveBackLater(token, leaseMs);
+        return new WorkStore.AckedAndClaimed(r.acked(), List.of());
+    }
+
+    /** Has the next claim give back the jobs leased under a token, looking for them for two leases. */
+    private void giveBackLater(long token, long leaseMs) {
         unknownClaims.put(token, System.nanoTime() + 2 * TimeUnit.MILLISECONDS.toNanos(leaseMs));
         nextResolve = System.nanoTime();
-        return new WorkStore.AckedAndClaimed(r.acked(), List.of());
     }
 
     /**
