@@ -340,8 +340,8 @@ final class DefaultWorker implements Worker {
 
     private void settle(RunningJob r, Throwable error, Duration ran, boolean interrupted) {
         Job job = r.job;
-        if (r.settled.get() || r.lost()) {
-            return;
+        if (r.settled.get() || heartbeats.lostIfEnded(r, System.nanoTime())) {
+            return; // settled by its handler, or its lease is known to have ended: another consumer may run it
         }
         if (error == null) {
             // settled before its ack is queued: a beat whose extension was in flight when the ack went through finds

@@ -179,15 +179,26 @@ final class Heartbeats {
     void watch() {
         long now = System.nanoTime();
         for (RunningJob r : running.values()) {
-            if (r.beating() && r.leaseEnded(now)) {
-                lost(r, "its lease ended with no successful heartbeat (the database unreachable or slow?)");
-            }
+            lostIfEnded(r, now);
         }
         for (RunningJob r : buffered.get()) {
-            if (r.beating() && r.leaseEnded(now)) {
-                lost(r, "its lease ended with no successful heartbeat (the database unreachable or slow?)");
-            }
+            lostIfEnded(r, now);
         }
+    }
+
+    /**
+     * Reports a job lost if its known lease end passed: the watch looks only every so often, and a handler that
+     * returns between two looks must not be taken as having run within its lease.
+     *
+     * @param r   a held job
+     * @param now {@link System#nanoTime()}
+     * @return whether its lease is known lost (now or before)
+     */
+    boolean lostIfEnded(RunningJob r, long now) {
+        if (r.beating() && r.leaseEnded(now)) {
+            lost(r, "its lease ended with no successful heartbeat (the database unreachable or slow?)");
+        }
+        return r.lost();
     }
 
     private void lost(RunningJob r, String why) {
