@@ -63,6 +63,11 @@ public final class CountingDataSource extends InterceptingDataSource {
         recording = true;
     }
 
+    /** @return how many statements were recorded since {@link #record()}, recording on */
+    public int recordedSoFar() {
+        return recent.size();
+    }
+
     /** @return the SQL recorded since {@link #record()} (prepared statements by their text) */
     public List<String> recorded() {
         recording = false;
