@@ -71,13 +71,15 @@ final class DefaultSchedules implements Schedules {
     private final Map<String, WorkStore> stores = new ConcurrentHashMap<>();
     private final Set<String> warnedUnreadable = ConcurrentHashMap.newKeySet();
     private final boolean nowIsParameter;
+    private final boolean schedulerAllowed;
     private final Object sleeper = new Object();
     private volatile boolean closed;
     private Thread thread;
 
     DefaultSchedules(Dialect dialect, Executor executor, SchemaManager schema, int maxPayloadLength,
-                     Duration pollInterval, List<ScheduleListener> listeners) {
+                     Duration pollInterval, List<ScheduleListener> listeners, boolean schedulerAllowed) {
         this.dialect = dialect;
+        this.schedulerAllowed = schedulerAllowed;
         this.executor = executor;
         this.schema = schema;
         this.maxPayloadLength = maxPayloadLength;
@@ -89,8 +91,21 @@ final class DefaultSchedules implements Schedules {
 
     // ---------------------------------------------------------------- the scheduler thread
 
+    @Override
+    public Schedules startScheduler() {
+        if (!schedulerAllowed) {
+            throw new IllegalStateException("this RowQueues was built with scheduler(false): it defines and lists"
+                    + " schedules but never fires them; build it with scheduler(true) (the default) to start one");
+        }
+        if (closed) {
+            throw new IllegalStateException("this RowQueues is closed");
+        }
+        start();
+        return this;
+    }
+
     /** Starts this instance's scheduler thread (once). */
-    synchronized void start() {
+    private synchronized void start() {
         if (thread != null || closed) {
             return;
         }
