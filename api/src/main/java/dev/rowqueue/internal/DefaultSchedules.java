@@ -10,6 +10,7 @@ import dev.rowqueue.ScheduleConflictException;
 import dev.rowqueue.ScheduleInfo;
 import dev.rowqueue.ScheduleListener;
 import dev.rowqueue.ScheduleOptions;
+import dev.rowqueue.RowQueues;
 import dev.rowqueue.Schedules;
 import dev.rowqueue.CronSchedule;
 import dev.rowqueue.spi.Dialect;
@@ -426,7 +427,10 @@ final class DefaultSchedules implements Schedules {
     private static String name(String name) {
         if (name == null || !NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("schedule name '" + (name == null ? "null" : Validation.printable(name))
-                    + "' must be 1 to " + MAX_NAME_LENGTH + " letters, digits, '_', '.' or '-'");
+                    + "' must be 1 to " + MAX_NAME_LENGTH + " letters, digits, '_', '.' or '-' (its case is kept:"
+                    + " 'Daily' and 'daily' are two schedules; queue names follow a stricter rule, as they become"
+                    + " table names: a letter, then letters, digits and '_', at most " + RowQueues.MAX_NAME_LENGTH
+                    + ", folded to lower case)");
         }
         return name;
     }
