@@ -338,7 +338,9 @@ final class DefaultWorkQueue implements WorkQueue {
                             throw e;
                         }
                     });
-            return new WorkStore.AckedAndClaimed(result.acked(), buryExhausted(ctx, result.claimed()));
+            List<Job> delivered = buryExhausted(ctx, result.claimed());
+            ctx.activity().started(name, delivered); // counted in memory: the wait from enqueue of first attempts
+            return new WorkStore.AckedAndClaimed(result.acked(), delivered);
         });
     }
 
