@@ -72,6 +72,14 @@ public interface ConsoleData {
 
     /**
      * @param workQueue a work queue
+     * @return its last hour per minute ({@link dev.rowqueue.WorkQueue#activity()}), or {@code null} when unknown
+     */
+    default dev.rowqueue.QueueActivity activity(String workQueue) {
+        return null;
+    }
+
+    /**
+     * @param workQueue a work queue
      * @param limit     at most this many, 1 to 1,000
      * @return its dead letters, oldest first
      */

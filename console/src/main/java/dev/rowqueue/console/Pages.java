@@ -355,7 +355,8 @@ final class Pages {
 
     // ---- a work queue
 
-    static ConsoleResponse workQueue(View v, QueueInfo q, QueueStats s, List<Job> dead, int limit, Notice notice) {
+    static ConsoleResponse workQueue(View v, QueueInfo q, QueueStats s, QueueActivity activity, List<Job> dead,
+                                     int limit, Notice notice) {
         boolean changes = !v.console().readOnly();
         String base = v.mount() + "/queues/" + Routes.segment(q.name());
         Html c = new Html();
@@ -372,6 +373,9 @@ final class Pages {
         card(c, "Total", s.total(), "total", "jobs in the queue");
         c.close("section");
         jobNav(c, base, null);
+        if (activity != null) {
+            Charts.lastHour(c, activity);
+        }
 
         c.open("section").open("div", "class", "section-head").el("h2", "Dead letters");
         if (changes && s.dead() > 0) {

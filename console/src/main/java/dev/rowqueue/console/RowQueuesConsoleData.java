@@ -130,7 +130,8 @@ final class RowQueuesConsoleData implements ConsoleData {
         });
     }
 
-    private QueueActivity activity(String workQueue) {
+    @Override
+    public QueueActivity activity(String workQueue) {
         return cached("activity:" + workQueue, () -> work(workQueue).activity());
     }
 

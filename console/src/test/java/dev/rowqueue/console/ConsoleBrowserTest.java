@@ -423,6 +423,61 @@ class ConsoleBrowserTest {
         }
     }
 
+    /**
+     * Issue 37: a work queue's last hour as charts with labelled axes and numbers: enqueued, finished, failed and the
+     * wait from enqueue to start, with a table of the same figures.
+     */
+    @Test
+    void a_work_queue_shows_its_last_hour_as_charts_with_axes_and_a_table_of_figures() throws Exception {
+        ConsoleFixture f = console(b -> b);
+        dev.rowqueue.WorkQueue q = f.rq.workQueue("charts", dev.rowqueue.WorkQueueOptions.defaults()
+                .withMaxAttempts(5));
+        q.enqueueAll(java.util.Collections.nCopies(5, "job"), Enqueue.defaults());
+        Thread.sleep(300); // every wait from enqueue to start is at least this long
+        List<Job> claimed = q.claim(3);
+        assertTrue(q.ack(claimed.get(0)));
+        assertTrue(q.ack(claimed.get(1)));
+        assertTrue(q.nack(claimed.get(2), java.time.Duration.ofHours(1), "boom"));
+        signIn(f, "/queues/charts");
+        browser.screenshot("queue-last-hour");
+        for (String[] chart : new String[][] {{"enqueued", "5"}, {"finished", "2"}, {"failed", "1"}}) {
+            WebElement fig = browser.driver.findElement(By.id("chart-" + chart[0]));
+            assertEquals(chart[1], fig.getAttribute("data-total"), chart[0]);
+            assertTrue(fig.findElement(By.tagName("figcaption")).getText().contains(chart[1] + " in all"),
+                    fig.getText());
+            long bars = fig.findElements(By.tagName("rect")).stream()
+                    .mapToLong(r -> Long.parseLong(r.getAttribute("data-value"))).sum();
+            assertEquals(Long.parseLong(chart[1]), bars, chart[0] + ": the bars add up to the total");
+            List<String> yTicks = fig.findElements(By.cssSelector("text.y-tick")).stream().map(WebElement::getText)
+                    .toList();
+            assertEquals("0", yTicks.get(0), chart[0] + " y axis starts at 0: " + yTicks);
+            assertTrue(Long.parseLong(yTicks.get(yTicks.size() - 1)) >= Long.parseLong(chart[1]), "" + yTicks);
+            List<String> xTicks = fig.findElements(By.cssSelector("text.x-tick")).stream().map(WebElement::getText)
+                    .toList();
+            assertEquals(5, xTicks.size(), "a label each quarter hour and the zone: " + xTicks);
+            assertTrue(xTicks.get(0).matches("\\d\\d:\\d\\d") && xTicks.get(4).equals("UTC"), "" + xTicks);
+        }
+        WebElement wait = browser.driver.findElement(By.id("chart-wait"));
+        assertTrue(Long.parseLong(wait.getAttribute("data-max")) >= 300, wait.getAttribute("data-max"));
+        assertTrue(wait.findElements(By.cssSelector("text.y-tick")).get(2).getText().matches("[\\d.]+ (ms|s)"));
+        // the table: per minute, the same figures (the claims may straddle two minutes)
+        long[] sums = new long[4];
+        List<WebElement> rows = browser.driver.findElements(By.cssSelector("table.activity-figures tbody tr"));
+        assertTrue(!rows.isEmpty() && rows.size() <= 2, rows.size() + " rows");
+        boolean waitShown = false;
+        for (WebElement row : rows) {
+            List<WebElement> cells = row.findElements(By.tagName("td"));
+            assertTrue(cells.get(0).getText().matches("\\d\\d:\\d\\d"), cells.get(0).getText());
+            for (int i = 0; i < 4; i++) {
+                sums[i] += Long.parseLong(cells.get(i + 1).getText());
+            }
+            waitShown |= !cells.get(5).getText().equals("—");
+        }
+        assertEquals(List.of(5L, 2L, 1L, 3L), java.util.Arrays.stream(sums).boxed().toList(),
+                "enqueued, finished, failed, started");
+        assertTrue(waitShown, "a mean wait is shown for the minute of the claims");
+    }
+
     private String cell(String schedule, int column) {
         return browser.driver.findElement(By.xpath("//tr[td[1][text()='" + schedule + "']]/td[" + column + "]"))
                 .getText().strip();
