@@ -431,11 +431,18 @@ final class SchemaManager {
                     }
                 }
             }
+            // the nodes table came later still: the same way, not probed (a missing one costs only the node views)
+            if (create && (reissue || !exist(Map.of(dev.rowqueue.spi.Schema.NODES_TABLE, NODE_COLUMNS)))) {
+                logFailures(createAll(dialect.ddl().nodes()), List.of(dev.rowqueue.spi.Schema.NODES_TABLE));
+            }
             catalogReady = true;
         } finally {
             lock.unlock();
         }
     }
+
+    /** The nodes table's columns, as probed. */
+    static final String NODE_COLUMNS = "node_id, node_name, host, pid, started_ms, seen_ms, scheduler, runs";
 
     /** The schedule tables' columns, as probed. */
     static final String SCHEDULE_COLUMNS = "schedule_name, spec, queue_name, payload, job_key, missed, paused, next_ms,"

@@ -279,6 +279,30 @@ public final class Schema {
                 Column.withDefault("wait_ms_max", Type.INT64, "0"));
     }
 
+    /** The nodes table's name ({@link #nodes()}). */
+    public static final String NODES_TABLE = "rowqueue_nodes";
+
+    /**
+     * The processes using rowqueue on the database ({@link dev.rowqueue.RowQueues#nodes()}): one row per node, with its
+     * id (also the high bits of its lease tokens), name, host, process id, start, last heartbeat, whether it runs a
+     * scheduler and what it runs in words. Rows of nodes silent for long are deleted. Created with the catalog; not
+     * migrated (its rows describe running processes).
+     *
+     * @return the table
+     */
+    public static Table nodes() {
+        return new Table(NODES_TABLE, List.of(
+                Column.of("node_id", Type.INT64),
+                Column.label("node_name", 128, true),
+                Column.label("host", 255, true),
+                Column.of("pid", Type.INT64),
+                Column.of("started_ms", Type.INT64),
+                Column.of("seen_ms", Type.INT64),
+                Column.of("scheduler", Type.INT16),
+                Column.label("runs", 400, true)),
+                List.of("node_id"), List.of(), List.of());
+    }
+
     /**
      * @param t        a ring's tables
      * @param indexSeq whether to index {@code (grp, seq)} uniquely

@@ -77,6 +77,11 @@ public class SchemaDdl {
         return create(new Schema.Table(now.name(), before, now.primaryKey(), now.indexes(), now.checks()));
     }
 
+    /** @return the nodes table's DDL ({@link Schema#nodes()}), created with the catalog */
+    public final List<String> nodes() {
+        return create(Schema.nodes());
+    }
+
     /**
      * @return the DDL of the schedule tables ({@link Schema#schedules()} and {@link Schema#scheduleSlots()}), created
      *         with the catalog when schedules are first used, on new and existing schemas alike

@@ -79,6 +79,14 @@ public interface ConsoleData {
     }
 
     /**
+     * @return the processes registered in {@code rowqueue_nodes} ({@link dev.rowqueue.RowQueues#nodes()}): the
+     *         holders of leases and the schedulers; empty when unknown
+     */
+    default List<dev.rowqueue.NodeInfo> nodes() {
+        return List.of();
+    }
+
+    /**
      * @param workQueue a work queue
      * @param limit     at most this many, 1 to 1,000
      * @return its dead letters, oldest first

@@ -8,6 +8,7 @@ import dev.rowqueue.JobPage;
 import dev.rowqueue.JobQuery;
 import dev.rowqueue.JobState;
 import dev.rowqueue.MissedSlots;
+import dev.rowqueue.NodeInfo;
 import dev.rowqueue.QueueActivity;
 import dev.rowqueue.QueueInfo;
 import dev.rowqueue.QueueKind;
@@ -518,7 +519,7 @@ final class Pages {
         return page(v, 200, q.name() + " · " + state + " jobs", false, crumb(q.name(), base, "jobs"), c);
     }
 
-    static ConsoleResponse job(View v, QueueInfo q, JobInfo j, Notice notice) {
+    static ConsoleResponse job(View v, QueueInfo q, JobInfo j, List<NodeInfo> nodes, Notice notice) {
         boolean changes = !v.console().readOnly();
         String base = v.mount() + "/queues/" + Routes.segment(q.name());
         String state = j.state().name().toLowerCase(java.util.Locale.ROOT);
@@ -538,7 +539,9 @@ final class Pages {
         }
         if (j.leaseUntil() != null) {
             c.el("dt", "Lease ends").open("dd").raw(time(j.leaseUntil())).close("dd");
-            c.el("dt", "Lease holder").el("dd", "claim token " + j.leaseToken(), "class", "key");
+            c.el("dt", "Lease holder").open("dd", "class", "holder");
+            holder(c, j.leaseToken(), nodes);
+            c.close("dd");
         }
         c.el("dt", "Key").el("dd", j.key() == null ? "—" : j.key(), "class", j.key() == null ? "muted" : "key");
         c.el("dt", "Unique key").el("dd", j.uniqueKey() == null ? "—" : j.uniqueKey(),
@@ -564,6 +567,26 @@ final class Pages {
         whole(c, j.payload(), "payload");
         c.close("section");
         return page(v, 200, "Job " + j.id() + " · " + q.name(), false, crumb(q.name(), base, "job " + j.id()), c);
+    }
+
+    /**
+     * The process that holds a lease: the node whose id the lease token carries, as a person finds it (name, host,
+     * process id), with what it runs and when it was last seen; or why it is not known.
+     */
+    private static void holder(Html c, long token, List<NodeInfo> nodes) {
+        long id = NodeInfo.idOf(token);
+        NodeInfo n = nodes.stream().filter(x -> x.id() == id).findFirst().orElse(null);
+        if (n == null) {
+            c.el("span", "node " + id + ", not registered", "class", "who-unknown");
+            c.el("p", "No row in rowqueue_nodes for it: a process that claims without a worker or scheduler, one built"
+                    + " with registerNode(false), or one silent for longer than "
+                    + NodeInfo.EXPIRES_AFTER.toMinutes() + " min. Claim token " + token + ".", "class", "sub");
+            return;
+        }
+        c.el("span", n.describe(), "class", "key who");
+        c.el("p", "node " + n.id() + " · " + n.runs() + " · last seen " + duration(n.silentFor()) + " ago"
+                + (n.alive() ? "" : ": silent, the process may be gone (its lease ends by itself)")
+                + " · claim token " + token, "class", n.alive() ? "sub" : "sub warn-text");
     }
 
     /** A payload or error in full (up to {@link #SHOWN} characters), as text. */

@@ -163,7 +163,8 @@ final class Routes {
         long id = jobId(call.params().get("id"));
         JobInfo job = console.data().job(q.name(), id).orElseThrow(() -> new HttpError(404, "No job " + id
                 + " in work queue " + q.name() + ": it may have been acked, cancelled or purged."));
-        return Pages.job(call.view(), q, job, Notice.of(call.request()));
+        List<dev.rowqueue.NodeInfo> nodes = job.leaseToken() != 0 ? console.data().nodes() : List.of();
+        return Pages.job(call.view(), q, job, nodes, Notice.of(call.request()));
     }
 
     /** The query of a job list: {@code state}, {@code order}, {@code key}, {@code after} and {@code limit}. */

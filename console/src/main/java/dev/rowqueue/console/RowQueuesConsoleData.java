@@ -189,6 +189,17 @@ final class RowQueuesConsoleData implements ConsoleData {
      * (a database without schedule tables costs one probe per interval and shows none).
      */
     @Override
+    public List<dev.rowqueue.NodeInfo> nodes() {
+        return cached("nodes", () -> {
+            try {
+                return rq.nodes();
+            } catch (RuntimeException e) { // no nodes table (schema creation off): the pages say the holder is unknown
+                return List.of();
+            }
+        });
+    }
+
+    @Override
     public List<ScheduleInfo> schedules() {
         return cached("schedules", () -> rq.existingSchedules().map(Schedules::list).orElse(List.of()));
     }

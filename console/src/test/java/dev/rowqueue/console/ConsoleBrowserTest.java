@@ -478,6 +478,41 @@ class ConsoleBrowserTest {
         assertTrue(waitShown, "a mean wait is shown for the minute of the claims");
     }
 
+    /**
+     * Issue 37: a leased job names its holder as a person can act on it (name, host, process id, what it runs), found
+     * from the node id its lease token carries; not a raw token.
+     */
+    @Test
+    void a_leased_job_names_the_worker_process_that_holds_it() throws Exception {
+        ConsoleFixture f = console(b -> b);
+        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        try (dev.rowqueue.RowQueues billing = dev.rowqueue.RowQueues.builder(f.dataSource).nodeName("billing-worker")
+                .scheduler(false).build()) {
+            dev.rowqueue.WorkQueue q = billing.workQueue("invoices");
+            long id = q.enqueue("invoice 7731");
+            try (dev.rowqueue.Worker w = q.worker(job -> {
+                running.countDown();
+                release.await(60, java.util.concurrent.TimeUnit.SECONDS);
+            }, dev.rowqueue.WorkerOptions.defaults().withThreads(3)).start()) {
+                assertTrue(running.await(30, java.util.concurrent.TimeUnit.SECONDS));
+                long end = System.nanoTime() + 30_000_000_000L;
+                while (f.rq.nodes().stream().noneMatch(n -> n.id() == billing.nodeId()) && System.nanoTime() < end) {
+                    Thread.sleep(50); // the node registers on its own thread
+                }
+                signIn(f, "/queues/invoices/jobs/" + id);
+                browser.screenshot("lease-holder");
+                String who = browser.driver.findElement(By.cssSelector("dd.holder .who")).getText();
+                assertEquals("billing-worker on " + java.net.InetAddress.getLocalHost().getHostName() + ", process "
+                        + ProcessHandle.current().pid(), who);
+                String more = browser.driver.findElement(By.cssSelector("dd.holder p")).getText();
+                assertTrue(more.startsWith("node " + billing.nodeId() + " · workers: invoices (3 threads) · last seen "),
+                        more);
+                release.countDown();
+            }
+        }
+    }
+
     private String cell(String schedule, int column) {
         return browser.driver.findElement(By.xpath("//tr[td[1][text()='" + schedule + "']]/td[" + column + "]"))
                 .getText().strip();
