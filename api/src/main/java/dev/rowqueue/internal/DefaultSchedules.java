@@ -733,6 +733,23 @@ final class DefaultSchedules implements Schedules {
         return List.copyOf(out);
     }
 
+    @Override
+    public java.util.Map<String, Instant> lastFires() {
+        Sql sql = Sql.of("SELECT schedule_name, MAX(fired_ms) FROM " + SLOTS + " GROUP BY schedule_name");
+        return executor.run("read the schedules' last fires", SqlOp.read(c -> {
+            java.util.Map<String, Instant> fires = new java.util.TreeMap<>();
+            try (PreparedStatement ps = sql.prepare(c)) {
+                dialect.bind(sql, ps).done();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        fires.put(rs.getString(1), Instant.ofEpochMilli(rs.getLong(2)));
+                    }
+                }
+            }
+            return java.util.Collections.unmodifiableMap(fires);
+        }));
+    }
+
     /** @return the database's current time in epoch milliseconds (the JVM's where the dialect binds it) */
     long dbNow() {
         if (nowIsParameter) {

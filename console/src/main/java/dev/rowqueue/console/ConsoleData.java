@@ -86,6 +86,11 @@ public interface ConsoleData {
         return List.of();
     }
 
+    /** @return when each schedule last fired ({@link dev.rowqueue.Schedules#lastFires()}); empty when unknown */
+    default Map<String, java.time.Instant> lastFires() {
+        return Map.of();
+    }
+
     /**
      * @param workQueue a work queue
      * @param limit     at most this many, 1 to 1,000

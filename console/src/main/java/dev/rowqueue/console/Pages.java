@@ -209,7 +209,8 @@ final class Pages {
 
     // ---- schedules
 
-    static ConsoleResponse schedules(View v, List<ScheduleInfo> schedules, ScheduleNotice notice) {
+    static ConsoleResponse schedules(View v, List<ScheduleInfo> schedules, Map<String, Instant> lastFires,
+                                     List<NodeInfo> nodes, ScheduleNotice notice) {
         boolean changes = !v.console().readOnly();
         String mount = v.mount();
         Html c = new Html();
@@ -223,9 +224,10 @@ final class Pages {
             c.el("p", "No schedules in this database yet.", "class", "empty");
             return page(v, 200, "Schedules", true, null, c);
         }
+        schedulers(c, nodes);
         c.open("table", "class", "grid").open("thead").open("tr").el("th", "Schedule").el("th", "When")
                 .el("th", "Zone").el("th", "Work queue").el("th", "State").el("th", "Missed slots")
-                .el("th", "Next fire times").el("th", "Payload").el("th", "Key");
+                .el("th", "Next fire times").el("th", "Last fire").el("th", "Payload").el("th", "Key");
         if (changes) {
             c.el("th", "Actions");
         }
@@ -257,6 +259,9 @@ final class Pages {
                         + s.waitingFor());
             }
             c.close("td");
+            Instant last = lastFires.get(s.name());
+            c.open("td", "class", last == null ? "muted last-fire" : "last-fire").raw(last == null ? "never"
+                    : time(last)).close("td");
             c.open("td", "class", "payload");
             text(c, s.options().payload(), "payload");
             c.close("td").open("td", "class", "key");
@@ -278,6 +283,26 @@ final class Pages {
         c.el("p", "Next fire times are the stored next slot and the schedule's following ones. Trigger now enqueues"
                 + " one job at once and leaves the slots as they are.", "class", "sub");
         return page(v, 200, "Schedules", true, null, c);
+    }
+
+    /** Whether any scheduler process is alive (its node's heartbeat), and which; a warning when none is. */
+    private static void schedulers(Html c, List<NodeInfo> nodes) {
+        List<NodeInfo> alive = nodes.stream().filter(n -> n.scheduler() && n.alive()).toList();
+        if (alive.isEmpty()) {
+            c.el("p", "No scheduler seen in the last " + NodeInfo.ALIVE_WITHIN.toSeconds() + " s: due schedules do not"
+                    + " fire until a process runs one (RowQueues.schedules() with its scheduler on).", "class",
+                    "notice warn schedulers", "role", "status");
+            return;
+        }
+        c.open("p", "class", "notice ok schedulers", "role", "status")
+                .text(alive.size() == 1 ? "1 scheduler alive: " : alive.size() + " schedulers alive: ");
+        boolean first = true;
+        for (NodeInfo n : alive) {
+            c.text(first ? "" : "; ").el("span", n.describe(), "class", "key")
+                    .text(" (last seen " + duration(n.silentFor()) + " ago)");
+            first = false;
+        }
+        c.close("p");
     }
 
     /**

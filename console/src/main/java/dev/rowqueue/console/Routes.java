@@ -301,7 +301,9 @@ final class Routes {
 
     private ConsoleResponse schedules(Call call) {
         List<ScheduleInfo> all = console.data().schedules();
-        return Pages.schedules(call.view(), all, ScheduleNotice.of(call.request(), all));
+        // without schedules, nothing more is read (nor any table created)
+        return Pages.schedules(call.view(), all, all.isEmpty() ? Map.of() : console.data().lastFires(),
+                all.isEmpty() ? List.of() : console.data().nodes(), ScheduleNotice.of(call.request(), all));
     }
 
     /**

@@ -200,6 +200,11 @@ final class RowQueuesConsoleData implements ConsoleData {
     }
 
     @Override
+    public Map<String, Instant> lastFires() {
+        return cached("lastFires", () -> rq.existingSchedules().map(Schedules::lastFires).orElse(Map.of()));
+    }
+
+    @Override
     public List<ScheduleInfo> schedules() {
         return cached("schedules", () -> rq.existingSchedules().map(Schedules::list).orElse(List.of()));
     }

@@ -513,6 +513,41 @@ class ConsoleBrowserTest {
         }
     }
 
+    /**
+     * Issue 37: schedules show when each last fired, and whether any scheduler process is alive (its node's
+     * heartbeat): a warning while none is, the process once one runs.
+     */
+    @Test
+    void schedules_show_their_last_fire_and_whether_a_scheduler_is_alive() throws Exception {
+        ConsoleFixture f = console(b -> b.refresh(java.time.Duration.ofSeconds(1)));
+        try (dev.rowqueue.RowQueues admin = dev.rowqueue.RowQueues.builder(f.dataSource).scheduler(false).build()) {
+            admin.schedules().define("every-second", "rate:PT1S", dev.rowqueue.ScheduleOptions.forQueue("mail"));
+            admin.schedules().define("nightly", "0 3 * * *", dev.rowqueue.ScheduleOptions.forQueue("mail"));
+        }
+        signIn(f, "/schedules");
+        assertTrue(browser.driver.findElement(By.cssSelector("p.schedulers")).getText()
+                .startsWith("No scheduler seen in the last 30 s"));
+        assertEquals("never", cell("every-second", 8));
+        try (dev.rowqueue.RowQueues cron = dev.rowqueue.RowQueues.builder(f.dataSource).nodeName("cron-node")
+                .build()) {
+            cron.schedules(); // starts its scheduler: it fires every-second, and its node beats
+            long end = System.nanoTime() + 30_000_000_000L;
+            while ((f.rq.existingSchedules().orElseThrow().lastFires().get("every-second") == null
+                    || f.rq.nodes().stream().noneMatch(n -> n.scheduler() && n.alive())) && System.nanoTime() < end) {
+                Thread.sleep(50);
+            }
+            Thread.sleep(1_100); // the console's reads are reused for its refresh interval
+            browser.driver.navigate().refresh();
+            browser.screenshot("schedules-last-fire-scheduler");
+            assertEquals("1 scheduler alive: cron-node on " + java.net.InetAddress.getLocalHost().getHostName()
+                    + ", process " + ProcessHandle.current().pid(), browser.driver.findElement(
+                            By.cssSelector("p.schedulers")).getText().replaceAll(" \\(last seen .*\\)$", ""));
+            assertTrue(cell("every-second", 8).matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC"),
+                    cell("every-second", 8));
+            assertEquals("never", cell("nightly", 8));
+        }
+    }
+
     private String cell(String schedule, int column) {
         return browser.driver.findElement(By.xpath("//tr[td[1][text()='" + schedule + "']]/td[" + column + "]"))
                 .getText().strip();
