@@ -131,7 +131,9 @@ final class NodeRegistry {
         try {
             beat();
         } catch (RuntimeException e) {
-            if (warned.compareAndSet(false, true)) {
+            if (closed) { // a beat cut short by close: nothing to tell
+                log.debug("rowqueue: node heartbeat ended by close: {}", e.getMessage());
+            } else if (warned.compareAndSet(false, true)) {
                 log.warn("rowqueue: cannot register this process in {} ({}); consoles will not name the holders of its"
                         + " leases nor see its scheduler. If the table is missing, run RowQueues.schema().catalog()'s"
                         + " statements for it (logged once, at DEBUG after)", T, e.getMessage());
