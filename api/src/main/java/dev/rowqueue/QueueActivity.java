@@ -15,8 +15,14 @@ import java.util.Objects;
  * @param enqueued jobs enqueued in each minute
  * @param finished jobs acked in each minute
  * @param failed   failed attempts (nacks, and jobs made dead after expired leases) in each minute
+ * @param started  jobs claimed for their first attempt in each minute (retries are not counted: their wait includes
+ *                 the earlier attempts)
+ * @param waitTotalMillis the sum of those jobs' waits from enqueue to claim, in milliseconds, per minute (a delayed
+ *                 job's wait includes its delay)
+ * @param waitMaxMillis the longest of those waits, per minute; 0 in a minute without starts
  */
-public record QueueActivity(Instant start, List<Long> enqueued, List<Long> finished, List<Long> failed) {
+public record QueueActivity(Instant start, List<Long> enqueued, List<Long> finished, List<Long> failed,
+                            List<Long> started, List<Long> waitTotalMillis, List<Long> waitMaxMillis) {
 
     /** How many minutes the activity covers. */
     public static final int MINUTES = 60;
@@ -29,10 +35,43 @@ public record QueueActivity(Instant start, List<Long> enqueued, List<Long> finis
         enqueued = List.copyOf(enqueued);
         finished = List.copyOf(finished);
         failed = List.copyOf(failed);
-        if (enqueued.size() != finished.size() || finished.size() != failed.size()) {
+        started = List.copyOf(started);
+        waitTotalMillis = List.copyOf(waitTotalMillis);
+        waitMaxMillis = List.copyOf(waitMaxMillis);
+        int n = enqueued.size();
+        if (finished.size() != n || failed.size() != n || started.size() != n || waitTotalMillis.size() != n
+                || waitMaxMillis.size() != n) {
             throw new IllegalArgumentException("the series differ in length: " + enqueued.size() + ", "
-                    + finished.size() + ", " + failed.size());
+                    + finished.size() + ", " + failed.size() + ", " + started.size() + ", " + waitTotalMillis.size()
+                    + ", " + waitMaxMillis.size());
         }
+    }
+
+    /**
+     * Activity without wait figures (no starts counted).
+     *
+     * @param start    the start of the first minute
+     * @param enqueued jobs enqueued in each minute
+     * @param finished jobs acked in each minute
+     * @param failed   failed attempts in each minute
+     */
+    public QueueActivity(Instant start, List<Long> enqueued, List<Long> finished, List<Long> failed) {
+        this(start, enqueued, finished, failed, zeros(enqueued.size()), zeros(enqueued.size()),
+                zeros(enqueued.size()));
+    }
+
+    private static List<Long> zeros(int n) {
+        return java.util.Collections.nCopies(n, 0L);
+    }
+
+    /**
+     * @param minute a minute's index, 0 for the oldest
+     * @return the mean wait from enqueue to claim of the first attempts claimed in that minute, in milliseconds;
+     *         {@code -1} when none was claimed
+     */
+    public long meanWaitMillis(int minute) {
+        long n = started.get(minute);
+        return n == 0 ? -1 : waitTotalMillis.get(minute) / n;
     }
 
     /** @return jobs enqueued in the whole period */

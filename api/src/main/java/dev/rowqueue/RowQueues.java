@@ -155,6 +155,25 @@ public interface RowQueues extends AutoCloseable {
     DatabaseInfo database();
 
     /**
+     * The processes using rowqueue on this database, as their heartbeats in {@code rowqueue_nodes} tell: an instance
+     * registers there on its first claim, worker or scheduler, beats every {@link NodeInfo#HEARTBEAT} and removes its
+     * row on close; a row silent for {@link NodeInfo#EXPIRES_AFTER} is deleted. The holder of a leased job is the node
+     * whose id its lease token carries ({@link NodeInfo#idOf(long)}). Reading registers nothing.
+     *
+     * @return every node row not yet expired, alive or silent ({@link NodeInfo#alive()}), by name, host and pid
+     */
+    default List<NodeInfo> nodes() {
+        throw new UnsupportedOperationException(getClass().getName() + " does not offer nodes()");
+    }
+
+    /**
+     * @return this instance's node id: the high bits of every lease token it makes ({@link NodeInfo#idOf(long)})
+     */
+    default long nodeId() {
+        throw new UnsupportedOperationException(getClass().getName() + " does not offer nodeId()");
+    }
+
+    /**
      * Stops this instance's scheduler thread first (a fire in progress ends), then the workers of its queues (each
      * draining as its {@link WorkerOptions#drainTimeout()} allows), and releases what the instance started (never the
      * data source). Afterwards this instance's methods and every operation of its handles throw
@@ -184,6 +203,8 @@ public interface RowQueues extends AutoCloseable {
         private TransactionBinding transactionBinding;
         private final List<OperationListener> operationListeners = new ArrayList<>();
         private boolean recordActivity = true;
+        private String nodeName;
+        private boolean registerNode = true;
         private boolean scheduler = true;
         private Duration schedulerPollInterval = Duration.ofSeconds(1);
         private final List<ScheduleListener> scheduleListeners = new ArrayList<>();
@@ -427,7 +448,41 @@ public interface RowQueues extends AutoCloseable {
                     pollInterval, claimConcurrency, transactionBinding, List.copyOf(operationListeners),
                     recordActivity,
                     new DefaultRowQueues.Scheduling(scheduler, schedulerPollInterval, List.copyOf(scheduleListeners)),
-                    statementTimeout));
+                    statementTimeout, nodeName, registerNode));
+        }
+
+        /**
+         * The name this process goes by in {@code rowqueue_nodes} ({@link RowQueues#nodes()}), which the console shows
+         * as the holder of the jobs it leases, next to its host and process id (default: the main class, as the JVM
+         * was started). Printable ASCII, up to 128 characters; other characters become {@code ?}.
+         *
+         * @param name a name an operator recognizes, such as the service's
+         * @return this builder
+         */
+        public Builder nodeName(String name) {
+            validNodeName(name);
+            this.nodeName = name;
+            return this;
+        }
+
+        /**
+         * Whether this instance registers in {@code rowqueue_nodes} when it starts its first worker or its scheduler,
+         * and beats there every {@link NodeInfo#HEARTBEAT} (default {@code true}): one short UPDATE per heartbeat on a
+         * daemon thread, and a DELETE of expired rows every sixth. Off, its lease tokens still carry its node id, but
+         * no console can name it, and {@code rowqueue schedule list} does not see its scheduler.
+         *
+         * @param register whether to register
+         * @return this builder
+         */
+        public Builder registerNode(boolean register) {
+            this.registerNode = register;
+            return this;
+        }
+
+        private static void validNodeName(String name) {
+            if (Objects.requireNonNull(name, "name").isBlank() || name.length() > 128) {
+                throw new IllegalArgumentException("nodeName must be 1 to 128 characters, not blank: '" + name + "'");
+            }
         }
     }
 }

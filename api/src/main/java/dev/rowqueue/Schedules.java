@@ -139,4 +139,15 @@ public interface Schedules {
      * @throws java.util.NoSuchElementException if there is no schedule of that name
      */
     List<Instant> next(String name, int n);
+
+    /**
+     * When each schedule last fired: the newest slot that got its job, by when that job was enqueued (one statement
+     * for all; {@link #triggerNow} is not a slot and does not count). Fired slots are kept a day, and the newest of
+     * each schedule as long as it exists.
+     *
+     * @return the time of the last fire per schedule name; schedules that never fired are absent
+     */
+    default java.util.Map<String, Instant> lastFires() {
+        throw new UnsupportedOperationException(getClass().getName() + " does not offer lastFires()");
+    }
 }

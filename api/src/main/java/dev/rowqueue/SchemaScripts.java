@@ -24,7 +24,7 @@ public interface SchemaScripts {
     /**
      * @return the tables every database using rowqueue has once: the catalog, then the activity of work queues
      *         ({@link WorkQueue#activity()}; since the job API, created by {@code RowQueues} on its first use of an
-     *         older catalog)
+     *         older catalog), then the nodes ({@link RowQueues#nodes()}, created the same way)
      */
     List<String> catalog();
 

@@ -34,6 +34,11 @@ final class ActivityRecorder {
     static final int ENQUEUED = 0;
     static final int FINISHED = 1;
     static final int FAILED = 2;
+    /** First attempts claimed, the sum and the longest of their waits from enqueue ({@link #started}). */
+    static final int STARTED = 3;
+    static final int WAIT_SUM = 4;
+    static final int WAIT_MAX = 5;
+    private static final int SERIES = 6;
     /** How many flushes run between two deletions of old rows. */
     static final int CLEANUP_EVERY = 10;
     private static final long MINUTE_MS = 60_000L;
@@ -61,9 +66,11 @@ final class ActivityRecorder {
     private int flushes;
 
     private final Sql insert = Sql.of("INSERT INTO " + Dialect.ACTIVITY_TABLE + " (queue_name, minute_ms, flush_id,"
-            + " n_enqueued, n_finished, n_failed) VALUES (:queue, :minute, :flush, :enqueued, :finished, :failed)");
+            + " n_enqueued, n_finished, n_failed, n_started, wait_ms_sum, wait_ms_max) VALUES (:queue, :minute, :flush,"
+            + " :enqueued, :finished, :failed, :started, :waitsum, :waitmax)");
     private final Sql cleanup = Sql.of("DELETE FROM " + Dialect.ACTIVITY_TABLE + " WHERE minute_ms < :before");
-    private final Sql read = Sql.of("SELECT minute_ms, SUM(n_enqueued), SUM(n_finished), SUM(n_failed) FROM "
+    private final Sql read = Sql.of("SELECT minute_ms, SUM(n_enqueued), SUM(n_finished), SUM(n_failed),"
+            + " SUM(n_started), SUM(wait_ms_sum), MAX(wait_ms_max) FROM "
             + Dialect.ACTIVITY_TABLE + " WHERE queue_name = :queue AND minute_ms >= :since GROUP BY minute_ms");
 
     /**
@@ -90,10 +97,49 @@ final class ActivityRecorder {
         if (!enabled || n <= 0 || closed) {
             return;
         }
+        count(queue, c -> c[what] += n);
+    }
+
+    /**
+     * Counts claimed first attempts and their waits from enqueue to now, in memory: no statement.
+     *
+     * @param queue the work queue
+     * @param jobs  the jobs a claim handed out (those of later attempts are left out)
+     */
+    void started(String queue, List<dev.rowqueue.Job> jobs) {
+        if (!enabled || jobs.isEmpty() || closed) {
+            return;
+        }
+        long now = clock.getAsLong();
+        long n = 0;
+        long sum = 0;
+        long max = 0;
+        for (dev.rowqueue.Job j : jobs) {
+            if (j.failures() == 0) {
+                long wait = Math.max(0, now - j.enqueuedAt().toEpochMilli());
+                n++;
+                sum += wait;
+                max = Math.max(max, wait);
+            }
+        }
+        if (n == 0) {
+            return;
+        }
+        long started = n;
+        long total = sum;
+        long longest = max;
+        count(queue, c -> {
+            c[STARTED] += started;
+            c[WAIT_SUM] += total;
+            c[WAIT_MAX] = Math.max(c[WAIT_MAX], longest);
+        });
+    }
+
+    private void count(String queue, java.util.function.Consumer<long[]> add) {
         long minute = Math.floorDiv(clock.getAsLong(), MINUTE_MS) * MINUTE_MS;
         pending.compute(new Bucket(queue, minute), (b, counts) -> {
-            long[] c = counts == null ? new long[3] : counts;
-            c[what] += n;
+            long[] c = counts == null ? new long[SERIES] : counts;
+            add.accept(c);
             return c;
         });
         if (started.compareAndSet(false, true)) {
@@ -154,7 +200,8 @@ final class ActivityRecorder {
                             dialect.bind(insert, ps).set("queue", row.getKey().queue())
                                     .set("minute", row.getKey().minute()).set("flush", flushId)
                                     .set("enqueued", n[ENQUEUED]).set("finished", n[FINISHED])
-                                    .set("failed", n[FAILED]).addBatch();
+                                    .set("failed", n[FAILED]).set("started", n[STARTED])
+                                    .set("waitsum", n[WAIT_SUM]).set("waitmax", n[WAIT_MAX]).addBatch();
                         }
                         ps.executeBatch();
                     }
@@ -189,14 +236,14 @@ final class ActivityRecorder {
         long now = clock.getAsLong();
         long current = Math.floorDiv(now, MINUTE_MS) * MINUTE_MS;
         long since = current - (QueueActivity.MINUTES - 1) * MINUTE_MS;
-        long[][] series = new long[3][QueueActivity.MINUTES];
+        long[][] series = new long[SERIES][QueueActivity.MINUTES];
         executor.run("read the activity of " + queue, SqlOp.read(c -> {
             try (PreparedStatement ps = read.prepare(c)) {
                 dialect.bind(read, ps).set("queue", queue).set("since", since).done();
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        add(series, (int) ((rs.getLong(1) - since) / MINUTE_MS), rs.getLong(2), rs.getLong(3),
-                                rs.getLong(4));
+                        add(series, (int) ((rs.getLong(1) - since) / MINUTE_MS), new long[] {rs.getLong(2),
+                                rs.getLong(3), rs.getLong(4), rs.getLong(5), rs.getLong(6), rs.getLong(7)});
                     }
                 }
             }
@@ -204,18 +251,18 @@ final class ActivityRecorder {
         }));
         pending.forEach((b, counts) -> {
             if (b.queue().equals(queue) && b.minute() >= since) {
-                add(series, (int) ((b.minute() - since) / MINUTE_MS), counts[0], counts[1], counts[2]);
+                add(series, (int) ((b.minute() - since) / MINUTE_MS), counts);
             }
         });
         return new QueueActivity(Instant.ofEpochMilli(since), list(series[ENQUEUED]), list(series[FINISHED]),
-                list(series[FAILED]));
+                list(series[FAILED]), list(series[STARTED]), list(series[WAIT_SUM]), list(series[WAIT_MAX]));
     }
 
-    private static void add(long[][] series, int i, long enqueued, long finished, long failed) {
+    private static void add(long[][] series, int i, long[] counts) {
         if (i >= 0 && i < QueueActivity.MINUTES) {
-            series[ENQUEUED][i] += enqueued;
-            series[FINISHED][i] += finished;
-            series[FAILED][i] += failed;
+            for (int s = 0; s < SERIES; s++) {
+                series[s][i] = s == WAIT_MAX ? Math.max(series[s][i], counts[s]) : series[s][i] + counts[s];
+            }
         }
     }
 

@@ -2,6 +2,7 @@ package dev.rowqueue.internal;
 
 import dev.rowqueue.Counters;
 import dev.rowqueue.DatabaseInfo;
+import dev.rowqueue.NodeInfo;
 import dev.rowqueue.OperationListener;
 import dev.rowqueue.QueueInfo;
 import dev.rowqueue.QueueKind;
@@ -48,7 +49,8 @@ public final class DefaultRowQueues implements RowQueues {
                            Map<String, String> dialectOptions, boolean createSchema, RetryPolicy retry,
                            int maxPayloadLength, Duration pollInterval, int claimConcurrency,
                            TransactionBinding transactionBinding, List<OperationListener> operationListeners,
-                           boolean recordActivity, Scheduling scheduling, Duration statementTimeout) {
+                           boolean recordActivity, Scheduling scheduling, Duration statementTimeout,
+                           String nodeName, boolean registerNode) {
     }
 
     /**
@@ -68,17 +70,17 @@ public final class DefaultRowQueues implements RowQueues {
      */
     record Context(Dialect dialect, Executor executor, int maxPayloadLength, Duration pollInterval,
                    WakeupSource wakeups, ClaimGates claimGates, Operations operations, ActivityRecorder activity,
-                   Lifecycle lifecycle, SchemaManager schema) {
+                   Lifecycle lifecycle, SchemaManager schema, NodeRegistry node) {
         Context bound(Connection connection) {
             return new Context(dialect, new BoundExecutor(connection, dialect), maxPayloadLength, pollInterval,
-                    wakeups, ClaimGates.NONE, operations, activity, lifecycle, schema);
+                    wakeups, ClaimGates.NONE, operations, activity, lifecycle, schema, node);
         }
 
         /** @return this context for work that never joins a caller's transaction (a worker's) */
         Context own() {
             return executor instanceof JoiningExecutor j
                     ? new Context(dialect, j.own(), maxPayloadLength, pollInterval, wakeups, claimGates, operations,
-                            activity, lifecycle, schema)
+                            activity, lifecycle, schema, node)
                     : this;
         }
 
@@ -177,12 +179,14 @@ public final class DefaultRowQueues implements RowQueues {
         // tables and the catalog never join a caller's transaction: DDL commits on some databases, and a creation
         // rolled back with the caller's transaction would be remembered as done
         SchemaManager schema = new SchemaManager(dialect, pooled, s.createSchema());
+        Lifecycle lifecycle = new Lifecycle();
         Context context = new Context(dialect, executor, max, s.pollInterval(), wakeups,
                 ClaimGates.of(claims, ClaimGates.sharedPerDatabase(dialect) ? database : null),
                 Operations.of(s.operationListeners()), s.recordActivity()
                         ? new ActivityRecorder(dialect, pooled, true, System::currentTimeMillis)
                         : ActivityRecorder.off(dialect, pooled),
-                new Lifecycle(), schema);
+                lifecycle, schema, new NodeRegistry(dialect, pooled, schema::ensureCatalog, lifecycle::workerThreads,
+                        s.nodeName(), s.registerNode()));
         DatabaseInfo info = new DatabaseInfo(product.productName(), product.productVersion(),
                 product.driverName() + " " + product.driverVersion(), dialect.name(), dialect.capabilities(), max,
                 dialect.toString());
@@ -285,12 +289,26 @@ public final class DefaultRowQueues implements RowQueues {
             }
         };
         return new DefaultSchedules(context.dialect(), checked, schema, context.maxPayloadLength(),
-                scheduling.pollInterval(), scheduling.listeners(), scheduling.enabled());
+                scheduling.pollInterval(), scheduling.listeners(), scheduling.enabled(),
+                // its heartbeat tells tools that a scheduler is alive
+                () -> context.node().schedulerStarted());
     }
 
     @Override
     public DatabaseInfo database() {
         return info;
+    }
+
+    @Override
+    public List<NodeInfo> nodes() {
+        context.lifecycle().check();
+        schema.ensureCatalog();
+        return context.node().read(pooled);
+    }
+
+    @Override
+    public long nodeId() {
+        return context.node().id();
     }
 
     @Override
@@ -307,6 +325,7 @@ public final class DefaultRowQueues implements RowQueues {
         }
         context.lifecycle().close(); // stops the workers, whose last counts the activity recorder then writes
         context.activity().close();
+        context.node().close();
         if (context.wakeups() != null) {
             context.wakeups().close();
         }

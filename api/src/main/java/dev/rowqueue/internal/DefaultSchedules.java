@@ -73,14 +73,18 @@ final class DefaultSchedules implements Schedules {
     private final Set<String> warnedUnreadable = ConcurrentHashMap.newKeySet();
     private final boolean nowIsParameter;
     private final boolean schedulerAllowed;
+    /** Tells this process's node that it runs a scheduler, once, when the thread starts. */
+    private final Runnable schedulerStarted;
     private final Object sleeper = new Object();
     private volatile boolean closed;
     private Thread thread;
 
     DefaultSchedules(Dialect dialect, Executor executor, SchemaManager schema, int maxPayloadLength,
-                     Duration pollInterval, List<ScheduleListener> listeners, boolean schedulerAllowed) {
+                     Duration pollInterval, List<ScheduleListener> listeners, boolean schedulerAllowed,
+                     Runnable schedulerStarted) {
         this.dialect = dialect;
         this.schedulerAllowed = schedulerAllowed;
+        this.schedulerStarted = schedulerStarted;
         this.executor = executor;
         this.schema = schema;
         this.maxPayloadLength = maxPayloadLength;
@@ -113,6 +117,7 @@ final class DefaultSchedules implements Schedules {
         thread = new Thread(this::loop, "rowqueue-scheduler");
         thread.setDaemon(true);
         thread.start();
+        schedulerStarted.run();
     }
 
     /** Stops the scheduler thread and waits for its current fire to end. */
@@ -750,6 +755,23 @@ final class DefaultSchedules implements Schedules {
             out.addAll(info.schedule().next(info.nextFire(), n - 1));
         }
         return List.copyOf(out);
+    }
+
+    @Override
+    public java.util.Map<String, Instant> lastFires() {
+        Sql sql = Sql.of("SELECT schedule_name, MAX(fired_ms) FROM " + SLOTS + " GROUP BY schedule_name");
+        return executor.run("read the schedules' last fires", SqlOp.read(c -> {
+            java.util.Map<String, Instant> fires = new java.util.TreeMap<>();
+            try (PreparedStatement ps = sql.prepare(c)) {
+                dialect.bind(sql, ps).done();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        fires.put(rs.getString(1), Instant.ofEpochMilli(rs.getLong(2)));
+                    }
+                }
+            }
+            return java.util.Collections.unmodifiableMap(fires);
+        }));
     }
 
     /** @return the database's current time in epoch milliseconds (the JVM's where the dialect binds it) */

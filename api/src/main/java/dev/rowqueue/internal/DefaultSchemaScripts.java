@@ -25,6 +25,7 @@ public final class DefaultSchemaScripts implements SchemaScripts {
     public List<String> catalog() {
         List<String> ddl = new java.util.ArrayList<>(dialect.ddl().catalog());
         ddl.addAll(dialect.ddl().activity());
+        ddl.addAll(dialect.ddl().nodes());
         return List.copyOf(ddl);
     }
 

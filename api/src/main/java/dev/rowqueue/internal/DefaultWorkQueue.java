@@ -161,12 +161,9 @@ final class DefaultWorkQueue implements WorkQueue {
         return Collections.unmodifiableList(result);
     }
 
-    private static long newToken() {
-        long token;
-        do {
-            token = ThreadLocalRandom.current().nextLong();
-        } while (token == 0);
-        return token;
+    /** @return a new lease token, carrying this node's id ({@link NodeRegistry#token()}) */
+    private long newToken() {
+        return context.node().token();
     }
 
     private long leaseMillis() {
@@ -338,7 +335,9 @@ final class DefaultWorkQueue implements WorkQueue {
                             throw e;
                         }
                     });
-            return new WorkStore.AckedAndClaimed(result.acked(), buryExhausted(ctx, result.claimed()));
+            List<Job> delivered = buryExhausted(ctx, result.claimed());
+            ctx.activity().started(name, delivered); // counted in memory: the wait from enqueue of first attempts
+            return new WorkStore.AckedAndClaimed(result.acked(), delivered);
         });
     }
 
@@ -617,6 +616,10 @@ final class DefaultWorkQueue implements WorkQueue {
     }
 
     /** @return the lifecycle of the instance this handle belongs to */
+    NodeRegistry node() {
+        return context.node();
+    }
+
     Lifecycle lifecycle() {
         return context.lifecycle();
     }

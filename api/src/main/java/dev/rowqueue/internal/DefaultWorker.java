@@ -86,6 +86,16 @@ final class DefaultWorker implements Worker {
         return t;
     }
 
+    /** @return the queue it works on */
+    String queueName() {
+        return queue.name();
+    }
+
+    /** @return its handler threads */
+    int threads() {
+        return options.threads();
+    }
+
     @Override
     public Worker start() {
         lock.lock();
@@ -96,6 +106,7 @@ final class DefaultWorker implements Worker {
         } finally {
             lock.unlock();
         }
+        queue.node().workersChanged(); // no statement here: the node's heartbeat thread says so
         heartbeats.start(heartbeatMs, role -> r -> thread(r, role));
         dispatcher = thread(this::dispatch, "claims");
         dispatcher.start();
@@ -450,6 +461,7 @@ final class DefaultWorker implements Worker {
         shutdownHandlers();
         lifecycle.closed();
         queue.lifecycle().stopped(this);
+        queue.node().workersChanged();
         return finished;
     }
 

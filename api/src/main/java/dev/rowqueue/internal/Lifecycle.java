@@ -59,6 +59,15 @@ final class Lifecycle {
         closed = true;
     }
 
+    /** @return the threads of the running workers, per queue */
+    java.util.Map<String, Integer> workerThreads() {
+        java.util.Map<String, Integer> threads = new java.util.HashMap<>();
+        for (DefaultWorker w : workers) {
+            threads.merge(w.queueName(), w.threads(), Integer::sum);
+        }
+        return threads;
+    }
+
     /** @return whether closed */
     boolean closed() {
         return closed;

@@ -55,7 +55,9 @@ final class SchemaManager {
     private static final String KEY_COLUMNS = "job_key, unique_key, key_seq";
     private static final String CURSOR_COLUMNS = "cursor_name, last_id";
     private static final String COUNTER_COLUMNS = "counter_key, counter_value";
-    private static final String ACTIVITY_COLUMNS = "queue_name, minute_ms, flush_id, n_enqueued, n_finished, n_failed";
+    private static final String ACTIVITY_V1_COLUMNS = "queue_name, minute_ms, flush_id, n_enqueued, n_finished,"
+            + " n_failed";
+    private static final String ACTIVITY_COLUMNS = ACTIVITY_V1_COLUMNS + ", n_started, wait_ms_sum, wait_ms_max";
     /** What a DDL statement creates, when it is a table or an index: its kind and name. */
     private static final Pattern CREATES = Pattern.compile(
             "^\\s*CREATE\\s+(?:UNIQUE\\s+)?(TABLE|INDEX)\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?\"?(\\w+)",
@@ -454,15 +456,31 @@ final class SchemaManager {
             probeAll(Map.of(Dialect.CATALOG_TABLE, CATALOG_COLUMNS), failures);
             // the activity table came after the catalog: created here for new and old catalogs alike; not probed, a
             // missing one costs only the activity (its writes log once, its reads say what to run)
-            if (create && (dialect.policy().reissuesExistingSchema()
-                    || !exist(Map.of(Dialect.ACTIVITY_TABLE, ACTIVITY_COLUMNS)))) {
-                logFailures(createAll(dialect.ddl().activity()), List.of(Dialect.ACTIVITY_TABLE));
+            boolean reissue = dialect.policy().reissuesExistingSchema();
+            if (create && (reissue || !exist(Map.of(Dialect.ACTIVITY_TABLE, ACTIVITY_COLUMNS)))) {
+                if (reissue || !exist(Map.of(Dialect.ACTIVITY_TABLE, ACTIVITY_V1_COLUMNS))) {
+                    logFailures(createAll(dialect.ddl().activity()), List.of(Dialect.ACTIVITY_TABLE));
+                }
+                // a table made before the wait columns gets them (another node may add them at the same moment)
+                if (!exist(Map.of(Dialect.ACTIVITY_TABLE, ACTIVITY_COLUMNS))) {
+                    List<DdlFailure> upgrade = createAll(dialect.ddl().activityUpgrade());
+                    if (!exist(Map.of(Dialect.ACTIVITY_TABLE, ACTIVITY_COLUMNS))) {
+                        logFailures(upgrade, List.of(Dialect.ACTIVITY_TABLE));
+                    }
+                }
+            }
+            // the nodes table came later still: the same way, not probed (a missing one costs only the node views)
+            if (create && (reissue || !exist(Map.of(dev.rowqueue.spi.Schema.NODES_TABLE, NODE_COLUMNS)))) {
+                logFailures(createAll(dialect.ddl().nodes()), List.of(dev.rowqueue.spi.Schema.NODES_TABLE));
             }
             catalogReady = true;
         } finally {
             lock.unlock();
         }
     }
+
+    /** The nodes table's columns, as probed. */
+    static final String NODE_COLUMNS = "node_id, node_name, host, pid, started_ms, seen_ms, scheduler, runs";
 
     /** The schedule tables' columns, as probed. */
     static final String SCHEDULE_COLUMNS = "schedule_name, spec, queue_name, payload, job_key, missed, paused, next_ms,"

@@ -248,19 +248,59 @@ public final class Schema {
     /**
      * The activity of work queues ({@link dev.rowqueue.WorkQueue#activity()}): one row per queue, minute and flush of a
      * process's in-memory counts ({@code flush_id} is random per flush, so flushes never collide); rows older than an
-     * hour are deleted. Created with the catalog.
+     * hour are deleted. Created with the catalog; {@link #activityWaitColumns() the wait columns} came later and are
+     * added to an existing table ({@link dev.rowqueue.support.SchemaDdl#activityUpgrade()}).
      *
      * @return the table
      */
     public static Table activity() {
-        return new Table(Dialect.ACTIVITY_TABLE, List.of(
+        List<Column> columns = new ArrayList<>(List.of(
                 Column.label("queue_name", 64, true),
                 Column.of("minute_ms", Type.INT64),
                 Column.of("flush_id", Type.INT64),
                 Column.of("n_enqueued", Type.INT64),
                 Column.of("n_finished", Type.INT64),
-                Column.of("n_failed", Type.INT64)),
-                List.of("queue_name", "minute_ms", "flush_id"), List.of(), List.of());
+                Column.of("n_failed", Type.INT64)));
+        columns.addAll(activityWaitColumns());
+        return new Table(Dialect.ACTIVITY_TABLE, columns, List.of("queue_name", "minute_ms", "flush_id"), List.of(),
+                List.of());
+    }
+
+    /**
+     * The activity columns of the wait from enqueue to start, per minute of the start: {@code n_started} first
+     * attempts claimed, {@code wait_ms_sum} the sum and {@code wait_ms_max} the longest of their waits (claim time
+     * less enqueue time, in milliseconds). Default 0, so writers that do not know them still insert.
+     *
+     * @return the columns
+     */
+    public static List<Column> activityWaitColumns() {
+        return List.of(Column.withDefault("n_started", Type.INT64, "0"),
+                Column.withDefault("wait_ms_sum", Type.INT64, "0"),
+                Column.withDefault("wait_ms_max", Type.INT64, "0"));
+    }
+
+    /** The nodes table's name ({@link #nodes()}). */
+    public static final String NODES_TABLE = "rowqueue_nodes";
+
+    /**
+     * The processes using rowqueue on the database ({@link dev.rowqueue.RowQueues#nodes()}): one row per node, with its
+     * id (also the high bits of its lease tokens), name, host, process id, start, last heartbeat, whether it runs a
+     * scheduler and what it runs in words. Rows of nodes silent for long are deleted. Created with the catalog; not
+     * migrated (its rows describe running processes).
+     *
+     * @return the table
+     */
+    public static Table nodes() {
+        return new Table(NODES_TABLE, List.of(
+                Column.of("node_id", Type.INT64),
+                Column.label("node_name", 128, true),
+                Column.label("host", 255, true),
+                Column.of("pid", Type.INT64),
+                Column.of("started_ms", Type.INT64),
+                Column.of("seen_ms", Type.INT64),
+                Column.of("scheduler", Type.INT16),
+                Column.label("runs", 400, true)),
+                List.of("node_id"), List.of(), List.of());
     }
 
     /**

@@ -58,6 +58,31 @@ public class SchemaDdl {
     }
 
     /**
+     * @return the statements that add {@link Schema#activityWaitColumns() the wait columns} to an activity table
+     *         created before them; each may fail because another node ran it first
+     */
+    public final List<String> activityUpgrade() {
+        Schema.Table activity = Schema.activity();
+        return Schema.activityWaitColumns().stream().map(c -> addColumn(activity, c)).toList();
+    }
+
+    /**
+     * @return the activity table's DDL as it was before the wait columns, which {@link #activityUpgrade()} upgrades;
+     *         for tests of that upgrade
+     */
+    public final List<String> activityBeforeWaits() {
+        Schema.Table now = Schema.activity();
+        List<Schema.Column> before = now.columns().stream().filter(c -> !Schema.activityWaitColumns().contains(c))
+                .toList();
+        return create(new Schema.Table(now.name(), before, now.primaryKey(), now.indexes(), now.checks()));
+    }
+
+    /** @return the nodes table's DDL ({@link Schema#nodes()}), created with the catalog */
+    public final List<String> nodes() {
+        return create(Schema.nodes());
+    }
+
+    /**
      * @return the DDL of the schedule tables ({@link Schema#schedules()} and {@link Schema#scheduleSlots()}), created
      *         with the catalog when schedules are first used, on new and existing schemas alike
      */

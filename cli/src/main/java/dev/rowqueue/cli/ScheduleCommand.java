@@ -65,13 +65,29 @@ final class ScheduleCommand extends GroupCommand {
                 terminal().println("No schedules in this database.");
                 return ExitCode.OK;
             }
-            Table t = new Table("name", "schedule", "queue", "next slot", "state", "missed slots");
+            java.util.Map<String, Instant> last = schedules.lastFires();
+            Table t = new Table("name", "schedule", "queue", "next slot", "last fire", "state", "missed slots");
             for (ScheduleInfo s : all) {
-                t.row(s.name(), s.schedule(), s.options().queue(), s.nextFire(), s.paused() ? "paused" : "active",
-                        s.options().missed());
+                Instant fired = last.get(s.name());
+                t.row(s.name(), s.schedule(), s.options().queue(), s.nextFire(), fired == null ? "never" : fired,
+                        s.paused() ? "paused" : "active", s.options().missed());
             }
             terminal().print(t);
+            terminal().println(schedulers(rq.nodes()));
             return ExitCode.OK;
+        }
+
+        /** @return which scheduler processes are alive (their nodes' heartbeats), or that none was seen */
+        static String schedulers(List<dev.rowqueue.NodeInfo> nodes) {
+            List<dev.rowqueue.NodeInfo> alive = nodes.stream().filter(n -> n.scheduler() && n.alive()).toList();
+            if (alive.isEmpty()) {
+                return "No scheduler seen in the last " + dev.rowqueue.NodeInfo.ALIVE_WITHIN.toSeconds() + " s: due"
+                        + " schedules do not fire until a process runs one (RowQueues.schedules() with its scheduler"
+                        + " on; this command never does).";
+            }
+            return (alive.size() == 1 ? "1 scheduler alive: " : alive.size() + " schedulers alive: ")
+                    + String.join("; ", alive.stream().map(n -> n.describe() + " (last seen "
+                            + n.silentFor().toSeconds() + " s ago)").toList());
         }
     }
 

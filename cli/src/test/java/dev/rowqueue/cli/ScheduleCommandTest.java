@@ -68,8 +68,8 @@ class ScheduleCommandTest {
         assertEquals("rate:PT1H", rq.schedules().get("daily").orElseThrow().schedule().toString());
         Cli.Result list = cli("schedule", "list");
         assertEquals(0, list.code(), list::toString);
-        assertTrue(list.out().matches("(?s).*\\| daily +\\| rate:PT1H +\\| reports +\\| [-0-9T:.Z]+ +\\| active +\\|"
-                + " ONCE +\\|.*"), list.out());
+        assertTrue(list.out().matches("(?s).*\\| daily +\\| rate:PT1H +\\| reports +\\| [-0-9T:.Z]+ +\\| never +\\|"
+                + " active +\\| ONCE +\\|.*"), list.out());
         Cli.Result next = cli("schedule", "next", "daily", "-n", "3");
         assertEquals(0, next.code(), next::toString);
         assertEquals(3, next.out().lines().map(Instant::parse).count());
@@ -82,6 +82,32 @@ class ScheduleCommandTest {
         assertEquals(1, rq.workQueue("reports").stats().total());
         assertEquals(0, cli("schedule", "delete", "daily").code());
         assertTrue(rq.schedules().get("daily").isEmpty());
+    }
+
+    /** Issue 37: the list says when each schedule last fired, and whether any scheduler process is alive. */
+    @Test
+    void list_shows_the_last_fire_and_whether_a_scheduler_is_alive() throws Exception {
+        rq.schedules().define("often", "rate:PT1S", dev.rowqueue.ScheduleOptions.forQueue("reports"));
+        Cli.Result none = cli("schedule", "list");
+        assertEquals(0, none.code(), none::toString);
+        assertTrue(none.out().contains("No scheduler seen in the last 30 s"), none.out());
+        assertTrue(none.out().matches("(?s).*\\| often +\\| rate:PT1S +\\| reports +\\| [-0-9T:.Z]+ +\\| never +\\|.*"),
+                none.out());
+        try (RowQueues cron = RowQueues.builder(ds).nodeName("cron-host").build()) {
+            cron.schedules().startScheduler(); // starts its scheduler, which fires "often" and beats in rowqueue_nodes
+            long end = System.nanoTime() + 30_000_000_000L;
+            while ((rq.schedules().lastFires().get("often") == null
+                    || rq.nodes().stream().noneMatch(n -> n.scheduler() && n.alive())) && System.nanoTime() < end) {
+                Thread.sleep(50);
+            }
+            Cli.Result alive = cli("schedule", "list");
+            assertEquals(0, alive.code(), alive::toString);
+            assertTrue(alive.out().contains("1 scheduler alive: cron-host on "
+                    + java.net.InetAddress.getLocalHost().getHostName() + ", process " + ProcessHandle.current().pid()),
+                    alive.out());
+            assertTrue(alive.out().matches("(?s).*\\| often +\\| rate:PT1S +\\| reports +\\| [-0-9T:.Z]+ +\\|"
+                    + " 20[-0-9T:.Z]+ +\\| active +\\|.*"), alive.out());
+        }
     }
 
     @Test

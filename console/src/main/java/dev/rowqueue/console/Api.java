@@ -50,6 +50,9 @@ final class Api {
             series(j.name("enqueued"), a.enqueued());
             series(j.name("finished"), a.finished());
             series(j.name("failed"), a.failed());
+            series(j.name("started"), a.started());
+            series(j.name("waitTotalMillis"), a.waitTotalMillis());
+            series(j.name("waitMaxMillis"), a.waitMaxMillis());
             j.endObject();
         }
         j.endObject();

@@ -72,6 +72,27 @@ public interface ConsoleData {
 
     /**
      * @param workQueue a work queue
+     * @return its last hour per minute ({@link dev.rowqueue.WorkQueue#activity()}), or {@code null} when unknown
+     */
+    default dev.rowqueue.QueueActivity activity(String workQueue) {
+        return null;
+    }
+
+    /**
+     * @return the processes registered in {@code rowqueue_nodes} ({@link dev.rowqueue.RowQueues#nodes()}): the
+     *         holders of leases and the schedulers; empty when unknown
+     */
+    default List<dev.rowqueue.NodeInfo> nodes() {
+        return List.of();
+    }
+
+    /** @return when each schedule last fired ({@link dev.rowqueue.Schedules#lastFires()}); empty when unknown */
+    default Map<String, java.time.Instant> lastFires() {
+        return Map.of();
+    }
+
+    /**
+     * @param workQueue a work queue
      * @param limit     at most this many, 1 to 1,000
      * @return its dead letters, oldest first
      */

@@ -8,6 +8,7 @@ import dev.rowqueue.JobPage;
 import dev.rowqueue.JobQuery;
 import dev.rowqueue.JobState;
 import dev.rowqueue.MissedSlots;
+import dev.rowqueue.NodeInfo;
 import dev.rowqueue.QueueActivity;
 import dev.rowqueue.QueueInfo;
 import dev.rowqueue.QueueKind;
@@ -208,7 +209,8 @@ final class Pages {
 
     // ---- schedules
 
-    static ConsoleResponse schedules(View v, List<ScheduleInfo> schedules, ScheduleNotice notice) {
+    static ConsoleResponse schedules(View v, List<ScheduleInfo> schedules, Map<String, Instant> lastFires,
+                                     List<NodeInfo> nodes, ScheduleNotice notice) {
         boolean changes = !v.console().readOnly();
         String mount = v.mount();
         Html c = new Html();
@@ -222,9 +224,10 @@ final class Pages {
             c.el("p", "No schedules in this database yet.", "class", "empty");
             return page(v, 200, "Schedules", true, null, c);
         }
+        schedulers(c, nodes);
         c.open("table", "class", "grid").open("thead").open("tr").el("th", "Schedule").el("th", "When")
                 .el("th", "Zone").el("th", "Work queue").el("th", "State").el("th", "Missed slots")
-                .el("th", "Next fire times").el("th", "Payload").el("th", "Key");
+                .el("th", "Next fire times").el("th", "Last fire").el("th", "Payload").el("th", "Key");
         if (changes) {
             c.el("th", "Actions");
         }
@@ -256,6 +259,9 @@ final class Pages {
                         + s.waitingFor());
             }
             c.close("td");
+            Instant last = lastFires.get(s.name());
+            c.open("td", "class", last == null ? "muted last-fire" : "last-fire").raw(last == null ? "never"
+                    : time(last)).close("td");
             c.open("td", "class", "payload");
             text(c, s.options().payload(), "payload");
             c.close("td").open("td", "class", "key");
@@ -277,6 +283,26 @@ final class Pages {
         c.el("p", "Next fire times are the stored next slot and the schedule's following ones. Trigger now enqueues"
                 + " one job at once and leaves the slots as they are.", "class", "sub");
         return page(v, 200, "Schedules", true, null, c);
+    }
+
+    /** Whether any scheduler process is alive (its node's heartbeat), and which; a warning when none is. */
+    private static void schedulers(Html c, List<NodeInfo> nodes) {
+        List<NodeInfo> alive = nodes.stream().filter(n -> n.scheduler() && n.alive()).toList();
+        if (alive.isEmpty()) {
+            c.el("p", "No scheduler seen in the last " + NodeInfo.ALIVE_WITHIN.toSeconds() + " s: due schedules do not"
+                    + " fire until a process runs one (RowQueues.schedules() with its scheduler on).", "class",
+                    "notice warn schedulers", "role", "status");
+            return;
+        }
+        c.open("p", "class", "notice ok schedulers", "role", "status")
+                .text(alive.size() == 1 ? "1 scheduler alive: " : alive.size() + " schedulers alive: ");
+        boolean first = true;
+        for (NodeInfo n : alive) {
+            c.text(first ? "" : "; ").el("span", n.describe(), "class", "key")
+                    .text(" (last seen " + duration(n.silentFor()) + " ago)");
+            first = false;
+        }
+        c.close("p");
     }
 
     /**
@@ -355,7 +381,8 @@ final class Pages {
 
     // ---- a work queue
 
-    static ConsoleResponse workQueue(View v, QueueInfo q, QueueStats s, List<Job> dead, int limit, Notice notice) {
+    static ConsoleResponse workQueue(View v, QueueInfo q, QueueStats s, QueueActivity activity, List<Job> dead,
+                                     int limit, Notice notice) {
         boolean changes = !v.console().readOnly();
         String base = v.mount() + "/queues/" + Routes.segment(q.name());
         Html c = new Html();
@@ -372,6 +399,9 @@ final class Pages {
         card(c, "Total", s.total(), "total", "jobs in the queue");
         c.close("section");
         jobNav(c, base, null);
+        if (activity != null) {
+            Charts.lastHour(c, activity);
+        }
 
         c.open("section").open("div", "class", "section-head").el("h2", "Dead letters");
         if (changes && s.dead() > 0) {
@@ -514,7 +544,7 @@ final class Pages {
         return page(v, 200, q.name() + " · " + state + " jobs", false, crumb(q.name(), base, "jobs"), c);
     }
 
-    static ConsoleResponse job(View v, QueueInfo q, JobInfo j, Notice notice) {
+    static ConsoleResponse job(View v, QueueInfo q, JobInfo j, List<NodeInfo> nodes, Notice notice) {
         boolean changes = !v.console().readOnly();
         String base = v.mount() + "/queues/" + Routes.segment(q.name());
         String state = j.state().name().toLowerCase(java.util.Locale.ROOT);
@@ -534,7 +564,9 @@ final class Pages {
         }
         if (j.leaseUntil() != null) {
             c.el("dt", "Lease ends").open("dd").raw(time(j.leaseUntil())).close("dd");
-            c.el("dt", "Lease holder").el("dd", "claim token " + j.leaseToken(), "class", "key");
+            c.el("dt", "Lease holder").open("dd", "class", "holder");
+            holder(c, j.leaseToken(), nodes);
+            c.close("dd");
         }
         c.el("dt", "Key").el("dd", j.key() == null ? "—" : j.key(), "class", j.key() == null ? "muted" : "key");
         c.el("dt", "Unique key").el("dd", j.uniqueKey() == null ? "—" : j.uniqueKey(),
@@ -560,6 +592,26 @@ final class Pages {
         whole(c, j.payload(), "payload");
         c.close("section");
         return page(v, 200, "Job " + j.id() + " · " + q.name(), false, crumb(q.name(), base, "job " + j.id()), c);
+    }
+
+    /**
+     * The process that holds a lease: the node whose id the lease token carries, as a person finds it (name, host,
+     * process id), with what it runs and when it was last seen; or why it is not known.
+     */
+    private static void holder(Html c, long token, List<NodeInfo> nodes) {
+        long id = NodeInfo.idOf(token);
+        NodeInfo n = nodes.stream().filter(x -> x.id() == id).findFirst().orElse(null);
+        if (n == null) {
+            c.el("span", "node " + id + ", not registered", "class", "who-unknown");
+            c.el("p", "No row in rowqueue_nodes for it: a process that claims without a worker or scheduler, one built"
+                    + " with registerNode(false), or one silent for longer than "
+                    + NodeInfo.EXPIRES_AFTER.toMinutes() + " min. Claim token " + token + ".", "class", "sub");
+            return;
+        }
+        c.el("span", n.describe(), "class", "key who");
+        c.el("p", "node " + n.id() + " · " + n.runs() + " · last seen " + duration(n.silentFor()) + " ago"
+                + (n.alive() ? "" : ": silent, the process may be gone (its lease ends by itself)")
+                + " · claim token " + token, "class", n.alive() ? "sub" : "sub warn-text");
     }
 
     /** A payload or error in full (up to {@link #SHOWN} characters), as text. */

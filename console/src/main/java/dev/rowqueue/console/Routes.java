@@ -106,7 +106,8 @@ final class Routes {
                 int limit = intParam(call, "limit", DEAD_DEFAULT, 1, DEAD_MAX);
                 QueueStats stats = data.stats(q.name());
                 List<Job> dead = stats.dead() == 0 ? List.of() : data.deadLetters(q.name(), limit);
-                return Pages.workQueue(call.view(), q, stats, dead, limit, Notice.of(call.request()));
+                return Pages.workQueue(call.view(), q, stats, data.activity(q.name()), dead, limit,
+                        Notice.of(call.request()));
             }
             case RING -> {
                 List<String> groups = data.groups(q.name());
@@ -162,7 +163,8 @@ final class Routes {
         long id = jobId(call.params().get("id"));
         JobInfo job = console.data().job(q.name(), id).orElseThrow(() -> new HttpError(404, "No job " + id
                 + " in work queue " + q.name() + ": it may have been acked, cancelled or purged."));
-        return Pages.job(call.view(), q, job, Notice.of(call.request()));
+        List<dev.rowqueue.NodeInfo> nodes = job.leaseToken() != 0 ? console.data().nodes() : List.of();
+        return Pages.job(call.view(), q, job, nodes, Notice.of(call.request()));
     }
 
     /** The query of a job list: {@code state}, {@code order}, {@code key}, {@code after} and {@code limit}. */
@@ -299,7 +301,9 @@ final class Routes {
 
     private ConsoleResponse schedules(Call call) {
         List<ScheduleInfo> all = console.data().schedules();
-        return Pages.schedules(call.view(), all, ScheduleNotice.of(call.request(), all));
+        // without schedules, nothing more is read (nor any table created)
+        return Pages.schedules(call.view(), all, all.isEmpty() ? Map.of() : console.data().lastFires(),
+                all.isEmpty() ? List.of() : console.data().nodes(), ScheduleNotice.of(call.request(), all));
     }
 
     /**

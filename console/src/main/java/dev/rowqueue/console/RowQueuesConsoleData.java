@@ -130,7 +130,8 @@ final class RowQueuesConsoleData implements ConsoleData {
         });
     }
 
-    private QueueActivity activity(String workQueue) {
+    @Override
+    public QueueActivity activity(String workQueue) {
         return cached("activity:" + workQueue, () -> work(workQueue).activity());
     }
 
@@ -187,6 +188,22 @@ final class RowQueuesConsoleData implements ConsoleData {
      * Through {@link RowQueues#existingSchedules()}: no schedule table is created and no scheduler thread started
      * (a database without schedule tables costs one probe per interval and shows none).
      */
+    @Override
+    public List<dev.rowqueue.NodeInfo> nodes() {
+        return cached("nodes", () -> {
+            try {
+                return rq.nodes();
+            } catch (RuntimeException e) { // no nodes table (schema creation off): the pages say the holder is unknown
+                return List.of();
+            }
+        });
+    }
+
+    @Override
+    public Map<String, Instant> lastFires() {
+        return cached("lastFires", () -> rq.existingSchedules().map(Schedules::lastFires).orElse(Map.of()));
+    }
+
     @Override
     public List<ScheduleInfo> schedules() {
         return cached("schedules", () -> rq.existingSchedules().map(Schedules::list).orElse(List.of()));

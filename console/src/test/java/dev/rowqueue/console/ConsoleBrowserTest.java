@@ -423,6 +423,131 @@ class ConsoleBrowserTest {
         }
     }
 
+    /**
+     * Issue 37: a work queue's last hour as charts with labelled axes and numbers: enqueued, finished, failed and the
+     * wait from enqueue to start, with a table of the same figures.
+     */
+    @Test
+    void a_work_queue_shows_its_last_hour_as_charts_with_axes_and_a_table_of_figures() throws Exception {
+        ConsoleFixture f = console(b -> b);
+        dev.rowqueue.WorkQueue q = f.rq.workQueue("charts", dev.rowqueue.WorkQueueOptions.defaults()
+                .withMaxAttempts(5));
+        q.enqueueAll(java.util.Collections.nCopies(5, "job"), Enqueue.defaults());
+        Thread.sleep(300); // every wait from enqueue to start is at least this long
+        List<Job> claimed = q.claim(3);
+        assertTrue(q.ack(claimed.get(0)));
+        assertTrue(q.ack(claimed.get(1)));
+        assertTrue(q.nack(claimed.get(2), java.time.Duration.ofHours(1), "boom"));
+        signIn(f, "/queues/charts");
+        browser.screenshot("queue-last-hour");
+        for (String[] chart : new String[][] {{"enqueued", "5"}, {"finished", "2"}, {"failed", "1"}}) {
+            WebElement fig = browser.driver.findElement(By.id("chart-" + chart[0]));
+            assertEquals(chart[1], fig.getAttribute("data-total"), chart[0]);
+            assertTrue(fig.findElement(By.tagName("figcaption")).getText().contains(chart[1] + " in all"),
+                    fig.getText());
+            long bars = fig.findElements(By.tagName("rect")).stream()
+                    .mapToLong(r -> Long.parseLong(r.getAttribute("data-value"))).sum();
+            assertEquals(Long.parseLong(chart[1]), bars, chart[0] + ": the bars add up to the total");
+            List<String> yTicks = fig.findElements(By.cssSelector("text.y-tick")).stream().map(WebElement::getText)
+                    .toList();
+            assertEquals("0", yTicks.get(0), chart[0] + " y axis starts at 0: " + yTicks);
+            assertTrue(Long.parseLong(yTicks.get(yTicks.size() - 1)) >= Long.parseLong(chart[1]), "" + yTicks);
+            List<String> xTicks = fig.findElements(By.cssSelector("text.x-tick")).stream().map(WebElement::getText)
+                    .toList();
+            assertEquals(5, xTicks.size(), "a label each quarter hour and the zone: " + xTicks);
+            assertTrue(xTicks.get(0).matches("\\d\\d:\\d\\d") && xTicks.get(4).equals("UTC"), "" + xTicks);
+        }
+        WebElement wait = browser.driver.findElement(By.id("chart-wait"));
+        assertTrue(Long.parseLong(wait.getAttribute("data-max")) >= 300, wait.getAttribute("data-max"));
+        assertTrue(wait.findElements(By.cssSelector("text.y-tick")).get(2).getText().matches("[\\d.]+ (ms|s)"));
+        // the table: per minute, the same figures (the claims may straddle two minutes)
+        long[] sums = new long[4];
+        List<WebElement> rows = browser.driver.findElements(By.cssSelector("table.activity-figures tbody tr"));
+        assertTrue(!rows.isEmpty() && rows.size() <= 2, rows.size() + " rows");
+        boolean waitShown = false;
+        for (WebElement row : rows) {
+            List<WebElement> cells = row.findElements(By.tagName("td"));
+            assertTrue(cells.get(0).getText().matches("\\d\\d:\\d\\d"), cells.get(0).getText());
+            for (int i = 0; i < 4; i++) {
+                sums[i] += Long.parseLong(cells.get(i + 1).getText());
+            }
+            waitShown |= !cells.get(5).getText().equals("—");
+        }
+        assertEquals(List.of(5L, 2L, 1L, 3L), java.util.Arrays.stream(sums).boxed().toList(),
+                "enqueued, finished, failed, started");
+        assertTrue(waitShown, "a mean wait is shown for the minute of the claims");
+    }
+
+    /**
+     * Issue 37: a leased job names its holder as a person can act on it (name, host, process id, what it runs), found
+     * from the node id its lease token carries; not a raw token.
+     */
+    @Test
+    void a_leased_job_names_the_worker_process_that_holds_it() throws Exception {
+        ConsoleFixture f = console(b -> b);
+        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        try (dev.rowqueue.RowQueues billing = dev.rowqueue.RowQueues.builder(f.dataSource).nodeName("billing-worker")
+                .scheduler(false).build()) {
+            dev.rowqueue.WorkQueue q = billing.workQueue("invoices");
+            long id = q.enqueue("invoice 7731");
+            try (dev.rowqueue.Worker w = q.worker(job -> {
+                running.countDown();
+                release.await(60, java.util.concurrent.TimeUnit.SECONDS);
+            }, dev.rowqueue.WorkerOptions.defaults().withThreads(3)).start()) {
+                assertTrue(running.await(30, java.util.concurrent.TimeUnit.SECONDS));
+                long end = System.nanoTime() + 30_000_000_000L;
+                while (f.rq.nodes().stream().noneMatch(n -> n.id() == billing.nodeId()) && System.nanoTime() < end) {
+                    Thread.sleep(50); // the node registers on its own thread
+                }
+                signIn(f, "/queues/invoices/jobs/" + id);
+                browser.screenshot("lease-holder");
+                String who = browser.driver.findElement(By.cssSelector("dd.holder .who")).getText();
+                assertEquals("billing-worker on " + java.net.InetAddress.getLocalHost().getHostName() + ", process "
+                        + ProcessHandle.current().pid(), who);
+                String more = browser.driver.findElement(By.cssSelector("dd.holder p")).getText();
+                assertTrue(more.startsWith("node " + billing.nodeId() + " · workers: invoices (3 threads) · last seen "),
+                        more);
+                release.countDown();
+            }
+        }
+    }
+
+    /**
+     * Issue 37: schedules show when each last fired, and whether any scheduler process is alive (its node's
+     * heartbeat): a warning while none is, the process once one runs.
+     */
+    @Test
+    void schedules_show_their_last_fire_and_whether_a_scheduler_is_alive() throws Exception {
+        ConsoleFixture f = console(b -> b.refresh(java.time.Duration.ofSeconds(1)));
+        try (dev.rowqueue.RowQueues admin = dev.rowqueue.RowQueues.builder(f.dataSource).scheduler(false).build()) {
+            admin.schedules().define("every-second", "rate:PT1S", dev.rowqueue.ScheduleOptions.forQueue("mail"));
+            admin.schedules().define("nightly", "0 3 * * *", dev.rowqueue.ScheduleOptions.forQueue("mail"));
+        }
+        signIn(f, "/schedules");
+        assertTrue(browser.driver.findElement(By.cssSelector("p.schedulers")).getText()
+                .startsWith("No scheduler seen in the last 30 s"));
+        assertEquals("never", cell("every-second", 8));
+        try (dev.rowqueue.RowQueues cron = dev.rowqueue.RowQueues.builder(f.dataSource).nodeName("cron-node")
+                .build()) {
+            cron.schedules().startScheduler(); // starts its scheduler: it fires every-second, and its node beats
+            long end = System.nanoTime() + 30_000_000_000L;
+            while ((f.rq.existingSchedules().orElseThrow().lastFires().get("every-second") == null
+                    || f.rq.nodes().stream().noneMatch(n -> n.scheduler() && n.alive())) && System.nanoTime() < end) {
+                Thread.sleep(50);
+            }
+            Thread.sleep(1_100); // the console's reads are reused for its refresh interval
+            browser.driver.navigate().refresh();
+            browser.screenshot("schedules-last-fire-scheduler");
+            assertEquals("1 scheduler alive: cron-node on " + java.net.InetAddress.getLocalHost().getHostName()
+                    + ", process " + ProcessHandle.current().pid(), browser.driver.findElement(
+                            By.cssSelector("p.schedulers")).getText().replaceAll(" \\(last seen .*\\)$", ""));
+            assertTrue(cell("every-second", 8).matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC"),
+                    cell("every-second", 8));
+            assertEquals("never", cell("nightly", 8));
+        }
+    }
+
     private String cell(String schedule, int column) {
         return browser.driver.findElement(By.xpath("//tr[td[1][text()='" + schedule + "']]/td[" + column + "]"))
                 .getText().strip();

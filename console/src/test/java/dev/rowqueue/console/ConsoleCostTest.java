@@ -95,14 +95,14 @@ class ConsoleCostTest {
     void an_open_work_queue_page_costs_its_count_and_its_dead_letters_per_interval() {
         clock.addAndGet(INTERVAL);
         long page = statements("/queues/mail");
-        assertEquals(1 + 1 + 1, page, "catalog, stats(), deadLetters()");
+        assertEquals(1 + 1 + 1 + 1, page, "catalog, stats(), activity() for the charts, deadLetters()");
         assertEquals(0, statements("/queues/mail", "/api/queues/mail"));
         clock.addAndGet(INTERVAL);
-        assertEquals(1 + 3 * 3 + 1, statements("/", "/queues/mail"), "with the overview open too: its counts are"
-                + " shared");
+        assertEquals(1 + 3 * 3 + 1, statements("/", "/queues/mail"), "with the overview open too: its counts and"
+                + " activity are shared");
         clock.addAndGet(INTERVAL);
-        assertEquals(1 + 1, statements("/queues/webhooks"), "no dead letters: not even asked for");
-        System.out.printf("work queue page: %d statements per refresh interval (2 without dead letters)%n", page);
+        assertEquals(1 + 1 + 1, statements("/queues/webhooks"), "no dead letters: not even asked for");
+        System.out.printf("work queue page: %d statements per refresh interval (3 without dead letters)%n", page);
     }
 
     @Test
@@ -118,11 +118,12 @@ class ConsoleCostTest {
         long first = statements("/schedules"); // the tables found and checked: once per process
         clock.addAndGet(INTERVAL);
         long page = statements("/schedules");
-        assertEquals(1, page, "list(): one statement for all schedules; their next fire times are computed from it");
+        assertEquals(3, page, "list(): one statement for all schedules (their next fire times are computed from"
+                + " it), lastFires(): one for all, nodes(): one for the schedulers' heartbeats");
         assertEquals(0, statements("/schedules", "/api/schedules", "/schedules"));
         clock.addAndGet(INTERVAL);
-        assertEquals(1 + (1 + 3 * 3), statements("/schedules", "/"), "with the overview open too: the two add up");
-        System.out.printf("schedules page: %d statement per refresh interval (the first visit after the tables"
+        assertEquals(3 + (1 + 3 * 3), statements("/schedules", "/"), "with the overview open too: the two add up");
+        System.out.printf("schedules page: %d statements per refresh interval (the first visit after the tables"
                 + " appeared: %d; without schedule tables: 1 probe)%n", page, first);
     }
 
@@ -134,6 +135,7 @@ class ConsoleCostTest {
         ConsoleResponse r = console.handle(ConsoleRequest.builder("POST", "/api/queues/mail/dead/" + id + "/revive")
                 .header("Authorization", BEARER).remoteAddress("127.0.0.1").build());
         assertEquals(200, r.status(), r::bodyText);
-        assertEquals(1, statements("/queues/mail"), "stats() again at once (no dead letter left to list)");
+        assertEquals(2, statements("/queues/mail"), "stats() and activity() again at once (no dead letter left to"
+                + " list)");
     }
 }

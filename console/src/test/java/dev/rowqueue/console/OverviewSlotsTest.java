@@ -51,7 +51,8 @@ class OverviewSlotsTest {
                 + " points=\"0.0,23.0 60.0,1.0 120.0,12.0\">"), html);
         String json = overview(s, "/api/queues");
         assertTrue(json.contains("\"oldestReadySeconds\":180,\"activity\":{\"start\":\"2026-11-25T10:00:00Z\","
-                + "\"enqueued\":[1,2,3],\"finished\":[0,4,2],\"failed\":[0,1,0]}"), json);
+                + "\"enqueued\":[1,2,3],\"finished\":[0,4,2],\"failed\":[0,1,0],\"started\":[0,0,0],"
+                + "\"waitTotalMillis\":[0,0,0],\"waitMaxMillis\":[0,0,0]}"), json);
     }
 
     /** A ConsoleData with one fixed overview row, as the job API's implementation will fill it. */

@@ -11,6 +11,9 @@ import dev.rowqueue.QueueActivity;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkQueueOptions;
+import dev.rowqueue.spi.DatabaseProduct;
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.DialectProviders;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -277,6 +280,52 @@ public abstract class JobContract extends Contract {
         assertEquals(1, written.totalFailed());
         long minutesWithWork = written.enqueued().stream().filter(n -> n > 0).count();
         assertTrue(minutesWithWork >= 1 && minutesWithWork <= 2, written.toString());
+    }
+
+    @Test
+    void activity_counts_first_attempts_started_and_their_wait_from_enqueue() throws Exception {
+        String name = newName();
+        try (RowQueues recording = env().builder().recordActivity(true).build()) {
+            WorkQueue q = recording.workQueue(name, WorkQueueOptions.defaults().withLeaseDuration(LONG));
+            q.enqueueAll(List.of("a", "b", "c"), Enqueue.defaults());
+            Thread.sleep(300); // every wait is at least this long
+            List<Job> first = q.claim(2);
+            assertEquals(2, first.size());
+            assertTrue(q.nack(first.get(0), Duration.ZERO, "again"));
+            List<Job> second = q.claim(2); // the third job's first attempt, and a retry that is not counted
+            assertEquals(2, second.size());
+            QueueActivity a = q.activity();
+            assertEquals(3, a.started().stream().mapToLong(Long::longValue).sum(), a.toString());
+            assertTrue(a.waitTotalMillis().stream().mapToLong(Long::longValue).sum() >= 3 * 300, a.toString());
+            assertTrue(a.waitMaxMillis().stream().mapToLong(Long::longValue).max().orElse(0) >= 300, a.toString());
+        }
+        QueueActivity written = rq().workQueue(name).activity(); // written on close
+        assertEquals(3, written.started().stream().mapToLong(Long::longValue).sum(), written.toString());
+        long total = written.waitTotalMillis().stream().mapToLong(Long::longValue).sum();
+        long max = written.waitMaxMillis().stream().mapToLong(Long::longValue).max().orElse(0);
+        assertTrue(total >= 900 && max >= 300 && max <= total, written.toString());
+        int minute = written.started().indexOf(written.started().stream().filter(n -> n > 0).findFirst().orElseThrow());
+        assertTrue(written.meanWaitMillis(minute) >= 300, written.toString());
+    }
+
+    @Test
+    void an_activity_table_made_before_the_wait_columns_gets_them_on_first_use() {
+        String name = newName();
+        rq().workQueue(name).enqueue("before");
+        Dialect dialect = env().jdbc(c -> DialectProviders.named(env().database().dialect())
+                .create(DatabaseProduct.of(c.getMetaData()), env().target().dialectOptions(), c));
+        env().execute("DROP TABLE " + Dialect.ACTIVITY_TABLE);
+        for (String ddl : dialect.ddl().activityBeforeWaits()) {
+            env().execute(ddl);
+        }
+        try (RowQueues upgraded = env().builder().recordActivity(true).build()) {
+            WorkQueue q = upgraded.workQueue(name, WorkQueueOptions.defaults().withLeaseDuration(LONG));
+            q.enqueue("after");
+            assertEquals(2, q.claim(2).size());
+        }
+        QueueActivity written = rq().workQueue(name).activity();
+        assertEquals(1, written.totalEnqueued(), "written on close, with the wait columns added");
+        assertEquals(2, written.started().stream().mapToLong(Long::longValue).sum(), written.toString());
     }
 
     @Test

@@ -156,6 +156,16 @@ public abstract class RowQueueTck {
         }
     }
 
+    /** Nodes: registration, lease tokens that name their node, expiry. */
+    @Nested
+    @DisplayName("nodes")
+    class Nodes extends NodeContract {
+        @Override
+        protected TckEnv env() {
+            return env;
+        }
+    }
+
     /** Round-robin rotation. */
     @Nested
     @DisplayName("rotation")

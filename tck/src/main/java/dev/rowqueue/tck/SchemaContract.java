@@ -76,8 +76,9 @@ public abstract class SchemaContract extends Contract {
             try (Statement s = c.createStatement()) {
                 for (String statement : ddl) {
                     if (statement.contains(dev.rowqueue.spi.Dialect.CATALOG_TABLE)
-                            || statement.contains(dev.rowqueue.spi.Dialect.ACTIVITY_TABLE)) {
-                        continue; // the catalog and activity tables exist already on this database
+                            || statement.contains(dev.rowqueue.spi.Dialect.ACTIVITY_TABLE)
+                            || statement.contains(dev.rowqueue.spi.Schema.NODES_TABLE)) {
+                        continue; // the catalog, activity and nodes tables exist already on this database
                     }
                     s.execute(statement);
                 }
