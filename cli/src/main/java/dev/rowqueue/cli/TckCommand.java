@@ -17,6 +17,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
+import dev.rowqueue.SessionSettingException;
 import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -52,6 +53,7 @@ final class TckCommand extends BaseCommand {
             DialectProviders.named(endpoint.dialect()); // an unknown name is bad usage, not a failed kit
         }
         endpoint.check(endpoint.dataSource());
+        checkSession(endpoint);
         checkShared(endpoint);
         Terminal t = terminal();
         t.println("Running the rowqueue TCK against " + endpoint.displayUrl()
@@ -79,6 +81,25 @@ final class TckCommand extends BaseCommand {
         result.rootCauses().forEach(line -> t.println("  " + line));
         t.println("Report: " + result.html() + "\n        " + result.markdown() + "\n        " + result.json());
         return result.passed() ? ExitCode.OK : ExitCode.FAILED;
+    }
+
+    /**
+     * Refuses, before any contract runs, a database whose sessions the dialect cannot run its SQL in and cannot pin
+     * (a read-only default, a standby, ...): {@code build()} pins and reads the session settings the dialect depends
+     * on ({@link dev.rowqueue.spi.Dialect#sessionSettings()}). Any other failure to build is left to the kit, which
+     * reports it.
+     *
+     * @throws CliException with {@link ExitCode#DATABASE}, naming the setting and its value
+     */
+    private static void checkSession(Endpoint endpoint) {
+        try (Endpoint.Opened opened = endpoint.open(false)) {
+            // built: the session settings hold
+        } catch (SessionSettingException e) {
+            throw new CliException(ExitCode.DATABASE, "refused " + endpoint.displayUrl() + " before running the kit: "
+                    + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            // a bad option or an unreachable database: the kit's report says NOT RUN, with the cause
+        }
     }
 
     /**
