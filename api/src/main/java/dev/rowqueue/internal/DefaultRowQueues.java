@@ -162,6 +162,7 @@ public final class DefaultRowQueues implements RowQueues {
                 ddl.unlock();
             }
         }
+        checkSession(s.dataSource(), dialect);
         int max = dialect.maxPayloadLength();
         if (s.maxPayloadLength() > max) {
             throw new IllegalArgumentException("maxPayloadLength " + s.maxPayloadLength() + " exceeds what dialect "
@@ -341,6 +342,35 @@ public final class DefaultRowQueues implements RowQueues {
      * ({@link HotRowProbe}), the turns that writers of one hot row take in this JVM; otherwise {@code null}. Tuned
      * dialects know their engine and take none.
      */
+    /**
+     * Borrows a connection as an operation would, lets the dialect pin its session settings on it and read the
+     * actual values of those it depends on ({@link Dialect#checkSession}): a server configured so that the dialect's
+     * SQL cannot run is refused here, with the setting and its value, and not by every operation after.
+     *
+     * @throws dev.rowqueue.SessionSettingException from the dialect
+     * @throws RowQueueException if the settings cannot be read
+     */
+    private static void checkSession(javax.sql.DataSource dataSource, Dialect dialect) {
+        try (Connection c = dataSource.getConnection()) {
+            if (!c.getAutoCommit()) {
+                c.setAutoCommit(true);
+            }
+            dialect.prepareConnection(c);
+            dialect.checkSession(c);
+        } catch (SQLException e) {
+            if (dialect.classify(e).transientFailure()) {
+                // a node not ready yet (Galera's 1047, a failover under way): every operation pins on its own borrow,
+                // and only values read here are refused; the instance starts as it did before it asked
+                log.warn("rowqueue: could not check the session settings of dialect '{}' now: {}", dialect.name(),
+                        Errors.describe(e));
+                return;
+            }
+            throw new RowQueueException("cannot set or read the session settings dialect " + dialect.name()
+                    + " depends on (" + dialect.sessionSettings().stream().map(dev.rowqueue.spi.SessionSetting::name)
+                    .collect(java.util.stream.Collectors.joining(", ")) + "): " + Errors.describe(e), e);
+        }
+    }
+
     private static HotRowTurns hotRowTurns(javax.sql.DataSource dataSource, Dialect dialect, String database) {
         if (!(dialect instanceof dev.rowqueue.support.PortableDialect)) {
             return null;

@@ -15,11 +15,13 @@ import dev.rowqueue.support.SqlErrors;
 import dev.rowqueue.support.SqlForms;
 
 import javax.sql.DataSource;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -33,6 +35,35 @@ import java.util.Set;
  *
  * <p>Table and column names are the same on every database (see {@link RingTables}, {@link WorkTables},
  * {@link CounterTable}); only types, DDL syntax and statements differ.
+ *
+ * <p><b>Session settings.</b> A server's configuration can change how the same SQL parses or behaves: MariaDB's
+ * {@code sql_mode=ORACLE} makes {@code BEGIN NOT ATOMIC} a syntax error, {@code ANSI_QUOTES} and
+ * {@code PIPES_AS_CONCAT} change what quotes and {@code ||} mean, an {@code init_connect} can turn auto-commit off,
+ * PostgreSQL's {@code ALTER DATABASE ... SET default_transaction_read_only = on} makes every write fail. A DBA sets
+ * them server-wide or per database, so no JDBC URL shows them. Every dialect therefore names the settings its SQL
+ * depends on ({@link #sessionSettings()}) and for each either
+ * <ul>
+ *   <li><b>pins</b> it ({@link SessionSetting.Handling#PINNED}) in {@link #prepareConnection}, once per physical
+ *       connection. That is where a pin has to live: a pool may hand out a new physical connection at any borrow, and
+ *       a user's {@code init_connect} or the pool's init SQL runs when the physical connection opens, before the
+ *       first borrow; the core calls {@link #prepareConnection} on every borrow, and the dialect remembers, by the
+ *       physical connection's identity ({@link dev.rowqueue.support.Jdbc#physicalConnection}), which it has
+ *       pinned, so a borrow it has seen costs a lookup and no round trip. Pools do not reset these settings when a
+ *       connection returns (HikariCP resets auto-commit, isolation, read-only, catalog, schema and network timeout
+ *       only), so the pin holds for the connection's life; an application that shares the pool sees the pinned
+ *       value on that connection too, and one that changes it back on a shared connection must give rowqueue a pool
+ *       of its own; or</li>
+ *   <li>leaves it to the core, which <b>sets it through JDBC</b> on every operation
+ *       ({@link SessionSetting.Handling#SET_THROUGH_JDBC}: auto-commit, and the isolation of
+ *       {@link DialectPolicy#enforceReadCommitted()}); or</li>
+ *   <li><b>refuses</b> a session where it has another value ({@link SessionSetting.Handling#REFUSED_OTHERWISE}),
+ *       where pinning would override what the DBA meant (a read-only default) or is impossible (a standby): the
+ *       core calls {@link #checkSession} at {@code build()} on a borrowed, prepared connection, and the dialect
+ *       reads the actual values from the database (never from its product name) and throws a
+ *       {@link dev.rowqueue.SessionSettingException} that names the setting and its value.</li>
+ * </ul>
+ * A caller's own connection ({@code using(connection)}, a joined transaction) is the caller's: nothing is pinned
+ * on it.
  */
 public abstract class Dialect {
 
@@ -97,12 +128,58 @@ public abstract class Dialect {
     }
 
     /**
+     * The session settings this dialect's SQL depends on, and what it does about each (see "Session settings" in
+     * the class comment). The portable default: auto-commit, set through JDBC on every operation; and a connection
+     * that is not read-only ({@link Connection#isReadOnly()}, refused otherwise). The portable dialect's statements
+     * are standard SQL without quoted identifiers or string concatenation, and how transactions meet on the database
+     * is probed at {@code build()} ({@link dev.rowqueue.support.PortableFeatures}), not assumed from a setting.
+     *
+     * @return the settings, for documentation and {@code rowqueue tck}'s report
+     */
+    public List<SessionSetting> sessionSettings() {
+        return PORTABLE_SESSION;
+    }
+
+    /** The session settings of the portable behaviour ({@link #sessionSettings()}). */
+    protected static final SessionSetting AUTO_COMMIT = new SessionSetting("autocommit",
+            SessionSetting.Handling.SET_THROUGH_JDBC, "on for single statements, off in transactions",
+            "the core calls setAutoCommit on every operation whose mode the driver does not already report");
+    /** A read-write connection ({@link #sessionSettings()}). */
+    protected static final SessionSetting READ_WRITE = new SessionSetting("read-only",
+            SessionSetting.Handling.REFUSED_OTHERWISE, "a read-write connection",
+            "every queue operation writes");
+    private static final List<SessionSetting> PORTABLE_SESSION = List.of(AUTO_COMMIT, READ_WRITE);
+
+    /**
+     * Reads, on a connection the core borrowed at {@code build()} and {@linkplain #prepareConnection prepared}, the
+     * actual values of the settings this dialect refuses or pins, and throws if the session cannot run its SQL. The
+     * default refuses a connection the driver reports read-only ({@link Connection#isReadOnly()}); dialects ask the
+     * server for theirs (e.g. {@code SELECT @@SESSION.sql_mode}, {@code current_setting(...)}).
+     *
+     * @param connection a borrowed, prepared connection in auto-commit mode
+     * @throws dev.rowqueue.SessionSettingException naming the setting and its value
+     * @throws SQLException from the driver
+     */
+    public void checkSession(Connection connection) throws SQLException {
+        boolean readOnly;
+        try {
+            readOnly = connection.isReadOnly();
+        } catch (java.sql.SQLFeatureNotSupportedException e) {
+            return;
+        }
+        if (readOnly) {
+            throw READ_WRITE.refuse("true", "the data source hands out read-only connections (Connection.isReadOnly());"
+                    + " give rowqueue a read-write one");
+        }
+    }
+
+    /**
      * Called by the core on every connection it borrows from the data source, before the operation runs on it, so a
-     * dialect can give the session settings its statements rely on (e.g. MariaDB Galera's
-     * {@code wsrep_retry_autocommit} and {@code wsrep_sync_wait}). It runs once per borrowing: a dialect that needs
-     * a setting once per physical connection remembers which it has prepared, and keeps the cost of a borrowing it
-     * has seen to a lookup. The default does nothing. Not called on a caller's own connection
-     * ({@code using(connection)}).
+     * dialect can pin the session settings its statements rely on ({@link #sessionSettings()}; e.g. MariaDB's
+     * {@code sql_mode}, Galera's {@code wsrep_retry_autocommit} and {@code wsrep_sync_wait}). It runs once per
+     * borrowing: a dialect that needs a setting once per physical connection remembers which it has prepared, and
+     * keeps the cost of a borrowing it has seen to a lookup. The default does nothing. Not called on a caller's own
+     * connection ({@code using(connection)}).
      *
      * @param connection a connection just borrowed, in auto-commit mode or not
      * @throws SQLException from the driver; the core treats it as a failure of the operation

@@ -21,6 +21,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import dev.rowqueue.SessionSettingException;
 import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -56,6 +57,7 @@ final class TckCommand extends BaseCommand {
             DialectProviders.named(endpoint.dialect()); // an unknown name is bad usage, not a failed kit
         }
         endpoint.check(endpoint.dataSource());
+        checkSession(endpoint);
         checkShared(endpoint);
         Terminal t = terminal();
         t.println("Running the rowqueue TCK against " + endpoint.displayUrl()
@@ -122,6 +124,25 @@ final class TckCommand extends BaseCommand {
         } finally {
             System.setOut(out);
             System.setErr(err);
+        }
+    }
+
+    /**
+     * Refuses, before any contract runs, a database whose sessions the dialect cannot run its SQL in and cannot pin
+     * (a read-only default, a standby, ...): {@code build()} pins and reads the session settings the dialect depends
+     * on ({@link dev.rowqueue.spi.Dialect#sessionSettings()}). Any other failure to build is left to the kit, which
+     * reports it.
+     *
+     * @throws CliException with {@link ExitCode#DATABASE}, naming the setting and its value
+     */
+    private static void checkSession(Endpoint endpoint) {
+        try (Endpoint.Opened opened = endpoint.open(false)) {
+            // built: the session settings hold
+        } catch (SessionSettingException e) {
+            throw new CliException(ExitCode.DATABASE, "refused " + endpoint.displayUrl() + " before running the kit: "
+                    + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            // a bad option or an unreachable database: the kit's report says NOT RUN, with the cause
         }
     }
 

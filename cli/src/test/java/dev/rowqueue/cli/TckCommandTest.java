@@ -59,6 +59,20 @@ class TckCommandTest {
     }
 
     @Test
+    void a_database_whose_sessions_are_read_only_is_refused_before_the_kit_starts(@TempDir Path out)
+            throws Exception {
+        String file = out.resolve("ro").toAbsolutePath().toString().replace('\\', '/');
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:h2:file:" + file, "sa", "")) {
+            c.createStatement().execute("CREATE TABLE existing (id INT PRIMARY KEY)"); // the database exists
+        }
+        Cli.Result r = Cli.run("tck", "--url", "jdbc:h2:file:" + file + ";ACCESS_MODE_DATA=r", "--user", "sa",
+                "--out", out.resolve("report").toString());
+        assertEquals(ExitCode.DATABASE, r.code(), r::toString);
+        assertTrue(r.err().contains("before running the kit: the session has read-only = 'true'"), r.err());
+        assertFalse(r.out().contains("Running the rowqueue TCK"), r.out());
+    }
+
+    @Test
     void an_unknown_dialect_is_bad_usage_before_the_kit_starts(@TempDir Path out) {
         Cli.Result r = Cli.run("tck", "--url", "jdbc:h2:mem:cli_tck_dialect", "--dialect", "sybase", "--out",
                 out.toString());

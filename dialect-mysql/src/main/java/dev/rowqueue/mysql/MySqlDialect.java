@@ -10,7 +10,6 @@ import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.DialectPolicy;
-import dev.rowqueue.support.Jdbc;
 import dev.rowqueue.spi.RingStore;
 import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Schema;
@@ -34,7 +33,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.WeakHashMap;
 import java.util.stream.Collectors;
 
 /**
@@ -74,6 +72,9 @@ import java.util.stream.Collectors;
  *       1146 missing table, 1690 out of range, 2006/2013/1927 connection lost.</li>
  *   <li><b>Galera</b> ({@code wsrep_on = ON}, asked once at start-up): no push trigger, session settings
  *       {@link #GALERA_SESSION} once per connection, and Galera's errors; see {@link #galera()}.</li>
+ *   <li><b>Session settings</b>: {@code sql_mode} is pinned to {@link #SQL_MODE} once per physical connection, so a
+ *       server set to {@code sql_mode=ORACLE} (or {@code ANSI_QUOTES}, {@code PIPES_AS_CONCAT}, ...) runs the same
+ *       statements; {@code autocommit} is read back at {@code build()} ({@link #sessionSettings()}).</li>
  * </ul>
  *
  * <p>Options (builder {@code dialectOption(key, value)}):
@@ -166,12 +167,27 @@ public class MySqlDialect extends Dialect {
     private final SqlErrors errors = new Errors();
     private final boolean galera;
     private final GroupReplication groupReplication;
-    /** The physical connections whose session {@link #GALERA_SESSION} has set (on Galera only). */
-    private final Set<Connection> prepared = Collections.synchronizedSet(
-            Collections.newSetFromMap(new WeakHashMap<>()));
+    /** The statement {@link #prepareConnection} runs once per physical connection. */
+    private final dev.rowqueue.support.SessionPin pin;
 
     /**
-     * The session settings of every connection rowqueue uses on a Galera node. {@code wsrep_retry_autocommit = 0}:
+     * The {@code sql_mode} every connection rowqueue uses is pinned to, whatever the server's or the pool's: strict
+     * (a value a column cannot hold fails instead of being cut), and nothing that changes how the dialect's SQL
+     * parses or what it means. The server's mode may be anything a DBA chose: {@code ORACLE} (MariaDB's Oracle
+     * compatibility) makes {@code BEGIN NOT ATOMIC ... DECLARE}, the compound claim and push, a syntax error, and
+     * brings {@code ANSI_QUOTES}, {@code PIPES_AS_CONCAT}, {@code IGNORE_SPACE} and
+     * {@code SIMULTANEOUS_ASSIGNMENT} (which changes what {@code UPDATE ... SET a = ..., b = a} assigns);
+     * {@code EMPTY_STRING_IS_NULL} stores an empty payload as NULL; {@code NO_BACKSLASH_ESCAPES} changes string
+     * literals; {@code ONLY_FULL_GROUP_BY} refuses some reads. Valid on MySQL 5.7+ and MariaDB 10.0+.
+     */
+    static final String SQL_MODE = "STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION";
+
+    /** The statement that pins {@link #SQL_MODE} on a connection once ({@link #prepareConnection}). */
+    static final String SESSION = "SET SESSION sql_mode = '" + SQL_MODE + "'";
+
+    /**
+     * The session settings of every connection rowqueue uses on a Galera node, with {@link #SESSION}'s in the same
+     * statement. {@code wsrep_retry_autocommit = 0}:
      * the server must not replay an auto-commit statement that lost certification, since it may already have sent
      * the client the first attempt's rows ({@code INSERT ... RETURNING}); the statement fails with 1213 instead and
      * the core retries it whole. {@code wsrep_sync_wait = 7} (reads, {@code UPDATE}/{@code DELETE},
@@ -179,16 +195,30 @@ public class MySqlDialect extends Dialect {
      * had committed when it began, so an operation sees what any node committed before it started (a job pushed,
      * claimed or acknowledged elsewhere, a table created elsewhere).
      */
-    static final String GALERA_SESSION = "SET SESSION wsrep_retry_autocommit = 0, wsrep_sync_wait = 7";
+    static final String GALERA_SESSION = SESSION + ", wsrep_retry_autocommit = 0, wsrep_sync_wait = 7";
 
     /**
-     * The session setting of every connection rowqueue uses on a Group Replication member: a transaction first waits
+     * The session settings of every connection rowqueue uses on a Group Replication member, with {@link #SESSION}'s
+     * in the same statement: a transaction first waits
      * until the member has applied every transaction the group had committed when it began, so an operation sees what
      * any member committed before it started (a job pushed, claimed or acknowledged on another member). At the
      * default ({@code EVENTUAL}), reads on one member right after commits on another can miss those writes; at
      * {@code BEFORE} they cannot (docs/mysql.md, "MySQL Group Replication").
      */
-    static final String GROUP_REPLICATION_SESSION = "SET SESSION group_replication_consistency = 'BEFORE'";
+    static final String GROUP_REPLICATION_SESSION = SESSION + ", group_replication_consistency = 'BEFORE'";
+
+    /** {@code sql_mode}, pinned to {@link #SQL_MODE} ({@link #sessionSettings()}). */
+    static final dev.rowqueue.spi.SessionSetting SQL_MODE_SETTING = new dev.rowqueue.spi.SessionSetting("sql_mode",
+            dev.rowqueue.spi.SessionSetting.Handling.PINNED, SQL_MODE,
+            "compound statements (BEGIN NOT ATOMIC, MariaDB), quotes, || and empty strings mean what the dialect's SQL"
+                    + " says only without ORACLE, ANSI_QUOTES, PIPES_AS_CONCAT, EMPTY_STRING_IS_NULL,"
+                    + " NO_BACKSLASH_ESCAPES and their kin");
+    /** {@code autocommit}, set through JDBC and checked against the server's own ({@link #checkSession}). */
+    static final dev.rowqueue.spi.SessionSetting AUTOCOMMIT_SETTING = new dev.rowqueue.spi.SessionSetting(
+            "autocommit", dev.rowqueue.spi.SessionSetting.Handling.SET_THROUGH_JDBC,
+            "what the driver reports (setAutoCommit)",
+            "the core runs single statements in auto-commit mode and ends every transaction itself; a session whose"
+                    + " @@autocommit differs from what the driver reports would leave statements uncommitted");
 
     /**
      * @param name         the dialect's name ({@link #MYSQL} or {@link #MARIADB})
@@ -230,6 +260,8 @@ public class MySqlDialect extends Dialect {
         super(product);
         this.galera = galera;
         this.groupReplication = java.util.Objects.requireNonNull(groupReplication, "groupReplication");
+        this.pin = new dev.rowqueue.support.SessionPin(galera ? GALERA_SESSION
+                : groupReplication != GroupReplication.NONE ? GROUP_REPLICATION_SESSION : SESSION);
         this.name = name;
         this.version = ServerVersion.of(product);
         this.claimPath = claimPath;
@@ -488,29 +520,69 @@ public class MySqlDialect extends Dialect {
     static final int GALERA_ATTEMPTS = 24;
 
     /**
-     * On Galera, gives the session {@link #GALERA_SESSION}, on a Group Replication member
-     * {@link #GROUP_REPLICATION_SESSION}, once per physical connection.
+     * The session settings the dialect's SQL depends on: {@code sql_mode}, pinned to {@link #SQL_MODE};
+     * {@code autocommit}, set through JDBC and read back from the server at {@code build()}; on Galera
+     * {@code wsrep_retry_autocommit} and {@code wsrep_sync_wait}, on a Group Replication member
+     * {@code group_replication_consistency}, pinned with {@code sql_mode} in one statement.
+     */
+    @Override
+    public List<dev.rowqueue.spi.SessionSetting> sessionSettings() {
+        List<dev.rowqueue.spi.SessionSetting> settings = new ArrayList<>(List.of(SQL_MODE_SETTING, AUTOCOMMIT_SETTING));
+        if (galera) {
+            settings.add(new dev.rowqueue.spi.SessionSetting("wsrep_retry_autocommit, wsrep_sync_wait",
+                    dev.rowqueue.spi.SessionSetting.Handling.PINNED, "0, 7", "see GALERA_SESSION"));
+        } else if (groupReplication != GroupReplication.NONE) {
+            settings.add(new dev.rowqueue.spi.SessionSetting("group_replication_consistency",
+                    dev.rowqueue.spi.SessionSetting.Handling.PINNED, "BEFORE", "see GROUP_REPLICATION_SESSION"));
+        }
+        return List.copyOf(settings);
+    }
+
+    /**
+     * Pins the session's settings with one statement, once per physical connection: {@link #SESSION}, on Galera
+     * {@link #GALERA_SESSION}, on a Group Replication member {@link #GROUP_REPLICATION_SESSION}. A server's
+     * {@code init_connect} and a pool's init SQL run when the physical connection opens, before this; a borrow of a
+     * connection pinned before costs a lookup ({@link Dialect}, "Session settings").
      */
     @Override
     public void prepareConnection(Connection connection) throws SQLException {
-        String session = galera ? GALERA_SESSION
-                : groupReplication != GroupReplication.NONE ? GROUP_REPLICATION_SESSION : null;
-        if (session == null) {
-            return;
-        }
-        Connection physical = physical(connection);
-        if (prepared.contains(physical)) {
-            return;
-        }
-        try (Statement s = connection.createStatement()) {
-            s.execute(session);
-        }
-        prepared.add(physical);
+        pin.apply(connection);
     }
 
-    /** @return the driver's connection behind pool proxies, or the connection itself if it does not say */
-    private static Connection physical(Connection c) {
-        return Jdbc.physicalConnection(c);
+    /**
+     * Reads back what the session has after {@link #prepareConnection}: {@code @@SESSION.sql_mode} must be
+     * {@link #SQL_MODE} (a proxy or a server that ignores the pin is refused, naming the mode), and
+     * {@code @@SESSION.autocommit} what the driver reports (an {@code init_connect = 'SET autocommit = 0'} that the
+     * driver does not see is refused).
+     */
+    @Override
+    public void checkSession(Connection connection) throws SQLException {
+        super.checkSession(connection);
+        String mode;
+        long autocommit;
+        try (Statement s = connection.createStatement();
+             ResultSet rs = s.executeQuery("SELECT @@SESSION.sql_mode, @@SESSION.autocommit")) {
+            rs.next();
+            mode = rs.getString(1);
+            autocommit = rs.getLong(2);
+        }
+        if (!modes(mode).equals(modes(SQL_MODE))) {
+            throw SQL_MODE_SETTING.refuse(mode, "'" + SESSION + "' did not take; is a proxy between rowqueue and the"
+                    + " server filtering SET statements?");
+        }
+        boolean driver = connection.getAutoCommit();
+        if (driver != (autocommit != 0)) {
+            throw AUTOCOMMIT_SETTING.refuse(String.valueOf(autocommit), "the driver reports auto-commit "
+                    + (driver ? "on" : "off") + "; an init_connect or the pool's init SQL changed it behind the"
+                    + " driver's back: remove it, or set auto-commit through the driver (autocommit=" + autocommit
+                    + " in the JDBC URL, the pool's autoCommit)");
+        }
+    }
+
+    /** @return the flags of an {@code sql_mode} value, in upper case */
+    private static Set<String> modes(String mode) {
+        return mode == null || mode.isBlank() ? Set.of() : Arrays.stream(mode.split(","))
+                .map(m -> m.strip().toUpperCase(Locale.ROOT)).filter(m -> !m.isEmpty()).collect(Collectors.toSet());
     }
 
     /** @return the server's product and full version */

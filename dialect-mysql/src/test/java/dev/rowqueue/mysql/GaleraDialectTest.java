@@ -89,7 +89,7 @@ class GaleraDialectTest {
     }
 
     @Test
-    void each_physical_connection_gets_the_galera_session_once_and_other_servers_none() throws SQLException {
+    void each_physical_connection_gets_the_galera_session_once_and_other_servers_the_sql_mode_pin_alone() throws SQLException {
         MySqlDialect d = galera();
         List<String> sql = new ArrayList<>();
         Connection physical = connection("ON", sql, null);
@@ -101,9 +101,10 @@ class GaleraDialectTest {
         d.prepareConnection(connection("ON", sql, connection("ON", sql, null)));
         assertEquals(2, sql.size(), "another physical connection is set too");
 
-        List<String> none = new ArrayList<>();
-        MySqlDialect.create(MySqlDialect.MARIADB, MARIADB, Map.of()).prepareConnection(connection("OFF", none, null));
-        assertEquals(List.of(), none);
+        List<String> plainSql = new ArrayList<>();
+        MySqlDialect.create(MySqlDialect.MARIADB, MARIADB, Map.of()).prepareConnection(connection("OFF", plainSql,
+                null));
+        assertEquals(List.of(MySqlDialect.SESSION), plainSql);
     }
 
     @Test

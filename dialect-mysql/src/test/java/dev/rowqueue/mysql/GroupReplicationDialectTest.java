@@ -118,10 +118,10 @@ class GroupReplicationDialectTest {
         Connection physical = connection("ONLINE", "ON", sql, null);
         d.prepareConnection(connection("ONLINE", "ON", sql, physical));
         d.prepareConnection(connection("ONLINE", "ON", sql, physical));
-        assertEquals(List.of("SET SESSION group_replication_consistency = 'BEFORE'"), sql);
-        List<String> none = new ArrayList<>();
-        plain().prepareConnection(connection(null, "ON", none, null));
-        assertEquals(List.of(), none);
+        assertEquals(List.of(MySqlDialect.SESSION + ", group_replication_consistency = 'BEFORE'"), sql);
+        List<String> plainSql = new ArrayList<>();
+        plain().prepareConnection(connection(null, "ON", plainSql, null));
+        assertEquals(List.of(MySqlDialect.SESSION), plainSql, "elsewhere the sql_mode pin alone");
     }
 
     @Test

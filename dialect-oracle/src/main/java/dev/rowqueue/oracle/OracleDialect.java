@@ -112,6 +112,31 @@ public class OracleDialect extends Dialect {
         return NAME;
     }
 
+    /**
+     * The pin of {@link #prepareConnection}: keys compare byte for byte only where the session compares text in
+     * binary order; {@code NLS_COMP = LINGUISTIC} with a case-insensitive {@code NLS_SORT} (set by a logon trigger,
+     * or the client's environment) would make {@code 'a'} and {@code 'A'} one group, counter or cursor.
+     */
+    static final String PIN = "ALTER SESSION SET NLS_COMP = BINARY NLS_SORT = BINARY";
+
+    private final dev.rowqueue.support.SessionPin pin = new dev.rowqueue.support.SessionPin(PIN);
+
+    /**
+     * {@code NLS_COMP} and {@code NLS_SORT}, pinned to {@code BINARY} ({@link #PIN}); auto-commit and READ COMMITTED
+     * through JDBC; a read-only connection refused. Written without an Oracle engine here: NOT RUN.
+     */
+    @Override
+    public List<dev.rowqueue.spi.SessionSetting> sessionSettings() {
+        return List.of(AUTO_COMMIT, READ_WRITE, new dev.rowqueue.spi.SessionSetting("NLS_COMP, NLS_SORT",
+                dev.rowqueue.spi.SessionSetting.Handling.PINNED, "BINARY", "keys compare byte for byte"));
+    }
+
+    /** Runs {@link #PIN} once per physical connection. */
+    @Override
+    public void prepareConnection(java.sql.Connection connection) throws SQLException {
+        pin.apply(connection);
+    }
+
     /** @return how payloads are stored */
     public OraclePayload payload() {
         return payload;

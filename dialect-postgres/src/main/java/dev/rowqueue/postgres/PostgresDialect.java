@@ -50,6 +50,11 @@ import java.util.Set;
  * It also offers the source articles' single statement as {@link RingStrategy#SINGLE_WRITER} and a trigger-enforced cap
  * as {@link RingStrategy#TRIGGER}. Times come from the server's clock ({@code statement_timestamp()}).
  *
+ * <p>Session settings ({@link #sessionSettings()}): {@code statement_timeout} and {@code lock_timeout} are pinned
+ * to 0 once per physical connection; the isolation is READ COMMITTED through JDBC; a read-only default, a
+ * {@code search_path} without an existing schema and {@code session_replication_role = replica} are refused at
+ * {@code build()}.
+ *
  * <p>Options ({@code RowQueues.Builder.dialectOption}): {@value #OPTION_WAKEUP} = {@code listen} (default) or
  * {@code poll}; {@value #OPTION_WAKEUP_POLL_MILLIS} = the longest a blocking claim sleeps between claims while
  * listening (default {@value #DEFAULT_WAKEUP_POLL_MILLIS}): it bounds how late a job is seen that became due without a
@@ -107,6 +112,99 @@ public class PostgresDialect extends Dialect {
     @Override
     public String name() {
         return NAME;
+    }
+
+    /** {@link #PIN}, once per physical connection. */
+    private final dev.rowqueue.support.SessionPin pinned = new dev.rowqueue.support.SessionPin(PIN);
+
+    /**
+     * The pin of {@link #prepareConnection}: {@code statement_timeout} and {@code lock_timeout} to 0, each only where
+     * the session has another value, in one statement. A server-wide or per-database timeout cancels a claim or a
+     * push that waits for a hot row's lock (57014), which the core cannot tell from a user's cancel; rowqueue bounds
+     * its own waits with the builder's {@code statementTimeout} (the driver's network timeout) instead.
+     */
+    static final String PIN = "SELECT set_config(name, setting, false) FROM (VALUES ('statement_timeout', '0'),"
+            + " ('lock_timeout', '0')) AS pin(name, setting) WHERE current_setting(name) <> setting";
+
+    /** The settings {@link #checkSession} reads, in one statement. */
+    static final String SESSION_QUERY = "SELECT current_setting('default_transaction_read_only'),"
+            + " current_schema(), current_setting('search_path'), current_setting('session_replication_role')";
+
+    static final dev.rowqueue.spi.SessionSetting TIMEOUTS = new dev.rowqueue.spi.SessionSetting(
+            "statement_timeout, lock_timeout", dev.rowqueue.spi.SessionSetting.Handling.PINNED, "0",
+            "a claim or push waiting for a hot row's lock must not be cancelled by the server; the builder's"
+                    + " statementTimeout bounds rowqueue's waits");
+    static final dev.rowqueue.spi.SessionSetting ISOLATION = new dev.rowqueue.spi.SessionSetting(
+            "default_transaction_isolation", dev.rowqueue.spi.SessionSetting.Handling.SET_THROUGH_JDBC,
+            "read committed", "every operation runs at READ COMMITTED (policy()); at a stricter default the core"
+                    + " sets it with setTransactionIsolation and puts the default back");
+    static final dev.rowqueue.spi.SessionSetting READ_ONLY = new dev.rowqueue.spi.SessionSetting(
+            "default_transaction_read_only", dev.rowqueue.spi.SessionSetting.Handling.REFUSED_OTHERWISE, "off",
+            "every queue operation writes");
+    static final dev.rowqueue.spi.SessionSetting SEARCH_PATH = new dev.rowqueue.spi.SessionSetting("search_path",
+            dev.rowqueue.spi.SessionSetting.Handling.REFUSED_OTHERWISE, "a path whose first existing schema holds"
+                    + " the queue tables", "tables are created and found unqualified, in current_schema()");
+    static final dev.rowqueue.spi.SessionSetting REPLICATION_ROLE = new dev.rowqueue.spi.SessionSetting(
+            "session_replication_role", dev.rowqueue.spi.SessionSetting.Handling.REFUSED_OTHERWISE,
+            "origin or local", "the trigger ring strategy's cap is a trigger, which does not fire at replica");
+
+    /**
+     * The settings the dialect's SQL depends on. Pinned: {@code statement_timeout} and {@code lock_timeout}
+     * ({@link #PIN}). Set through JDBC: the isolation ({@link #policy()}), which is not pinned because a pool's
+     * configured isolation is the application's, and a pinned default would change it on a shared connection.
+     * Refused ({@link #checkSession}): {@code default_transaction_read_only = on} (pinning it off would undo what a
+     * DBA set to stop writes); a {@code search_path} that names
+     * no existing schema ({@code current_schema()} is NULL, so nothing can be created); and
+     * {@code session_replication_role = replica}. A {@code search_path} that names another existing schema is the
+     * user's choice of where the tables live and is kept; {@code pg_catalog} is searched first unless the path names
+     * it later. A hot standby ({@code transaction_read_only = on} with the default off) is not refused: behind a
+     * failover URL it may be the primary a moment later, and until then each write fails with 25006.
+     */
+    @Override
+    public List<dev.rowqueue.spi.SessionSetting> sessionSettings() {
+        return List.of(AUTO_COMMIT, TIMEOUTS, ISOLATION, READ_ONLY, SEARCH_PATH, REPLICATION_ROLE);
+    }
+
+    /**
+     * Runs {@link #PIN} once per physical connection (one round trip when a pool opens a connection, none on later
+     * borrows; see {@link Dialect}, "Session settings"). It changes the session only where a timeout is set.
+     */
+    @Override
+    public void prepareConnection(java.sql.Connection connection) throws SQLException {
+        pinned.apply(connection);
+    }
+
+    /** Reads {@link #SESSION_QUERY} and refuses what {@link #sessionSettings()} says it refuses. */
+    @Override
+    public void checkSession(java.sql.Connection connection) throws SQLException {
+        try (java.sql.Statement s = connection.createStatement();
+             java.sql.ResultSet rs = s.executeQuery(SESSION_QUERY)) {
+            rs.next();
+            refuseSession(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4));
+        }
+        super.checkSession(connection);
+    }
+
+    /**
+     * @param defaultReadOnly {@code default_transaction_read_only}
+     * @param schema          {@code current_schema()}, or {@code null}
+     * @param searchPath      {@code search_path}
+     * @param replicationRole {@code session_replication_role}
+     * @throws dev.rowqueue.SessionSettingException for a value the dialect cannot run with
+     */
+    static void refuseSession(String defaultReadOnly, String schema, String searchPath, String replicationRole) {
+        if ("on".equalsIgnoreCase(defaultReadOnly)) {
+            throw READ_ONLY.refuse(defaultReadOnly, "it was set for the server, the database or the role"
+                    + " (ALTER DATABASE|ROLE ... SET default_transaction_read_only); rowqueue does not override it."
+                    + " Reset it for rowqueue's role: ALTER ROLE <role> SET default_transaction_read_only = off");
+        }
+        if (schema == null) {
+            throw SEARCH_PATH.refuse(searchPath, "no schema on it exists, so current_schema() is NULL; create one or"
+                    + " set search_path (ALTER ROLE <role> SET search_path = ..., or currentSchema= in the URL)");
+        }
+        if ("replica".equalsIgnoreCase(replicationRole)) {
+            throw REPLICATION_ROLE.refuse(replicationRole, "set it back to origin for rowqueue's role");
+        }
     }
 
     @Override

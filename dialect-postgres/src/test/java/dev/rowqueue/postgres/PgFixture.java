@@ -11,6 +11,7 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 
 /** A fresh database on the JVM's embedded server of the newest version, with a pool and plain JDBC helpers. */
 final class PgFixture implements AutoCloseable {
@@ -66,6 +67,29 @@ final class PgFixture implements AutoCloseable {
         HikariDataSource pool = server.pool(server.newDatabase("tck"), 24, 5_000, isolation);
         return TckTargets.of("PostgreSQL " + server.version() + " (embedded, zonky binaries, pool at " + isolation
                 + ")", pool, pool::close);
+    }
+
+    /**
+     * A fresh database whose sessions a DBA configured with {@code ALTER DATABASE ... SET} (no URL shows them).
+     *
+     * @param server   the server
+     * @param settings e.g. {@code "statement_timeout = '100ms'"}, each applied with {@code ALTER DATABASE ... SET}
+     * @param sql      statements run in the database first, as the server's superuser (e.g. {@code CREATE SCHEMA})
+     * @return the database's name
+     */
+    static String configuredDatabase(EmbeddedPostgresServer server, List<String> settings, List<String> sql) {
+        String database = server.newDatabase("tck");
+        try (Connection c = server.dataSource(database).getConnection(); Statement s = c.createStatement()) {
+            for (String statement : sql) {
+                s.execute(statement);
+            }
+            for (String setting : settings) {
+                s.execute("ALTER DATABASE " + database + " SET " + setting);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot configure database " + database, e);
+        }
+        return database;
     }
 
     /**

