@@ -25,7 +25,9 @@ import java.util.TreeMap;
  * them in upper case). A unique index that a guarantee depends on is found by its columns, whatever its name: a
  * UNIQUE constraint's index has a name of the engine's choosing (Derby's {@code SQL...}, H2's
  * {@code ..._INDEX_...}, SQLite's {@code sqlite_autoindex_...}); an index that serves speed is found by its name or
- * by its columns. A primary key is also satisfied by a unique index on its columns (all it guarantees is
+ * by its columns. Where the dialect makes a unique index a UNIQUE constraint ({@link
+ * dev.rowqueue.support.DdlFeatures#uniqueKeyedAsConstraint()}: Derby, whose unique indexes allow one NULL only), the
+ * constraint's index is reported as not unique, and an index on the columns is what counts. A primary key is also satisfied by a unique index on its columns (all it guarantees is
  * uniqueness, and an upsert's conflict target accepts either).
  */
 final class SchemaVerifier {
@@ -122,8 +124,12 @@ final class SchemaVerifier {
         }
         for (Schema.Index i : t.indexes()) {
             List<String> wanted = lower(i.columnNames()).stream().toList();
+            // where the index is a UNIQUE constraint (a unique index would allow one NULL only: Derby), the metadata
+            // reports the constraint's index as not unique (Derby's unique-with-duplicate-NULLs index): an index on the
+            // columns is then all the catalogue can tell
+            boolean constraint = i.unique() && i.keyed() && ddl.features().uniqueKeyedAsConstraint();
             boolean found = i.guarantee()
-                    ? indexes.values().stream().anyMatch(l -> l.unique()
+                    ? indexes.values().stream().anyMatch(l -> (l.unique() || constraint)
                             && new LinkedHashSet<>(l.columns()).equals(new LinkedHashSet<>(wanted)))
                     : indexes.containsKey(i.name().toLowerCase(Locale.ROOT))
                             || indexes.values().stream().anyMatch(l -> l.columns().equals(wanted));
