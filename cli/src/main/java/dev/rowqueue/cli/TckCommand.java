@@ -16,6 +16,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -58,15 +62,17 @@ final class TckCommand extends BaseCommand {
                 + (endpoint.dialect() == null ? "" : " with dialect " + endpoint.dialect()) + " ...");
         ConfiguredTarget.use(new ConfiguredTarget.Settings(name, endpoint.url(), endpoint.user(),
                 endpoint.password(), endpoint.dialect(), endpoint.options()));
-        try {
+        Path log = out.toAbsolutePath().resolve(LOG);
+        try (PrintStream logged = logFile(log)) {
             LauncherDiscoveryRequest request = request()
                     .selectors(selectClass(ConfiguredTck.class))
                     .configurationParameter(TckReportListener.REPORT_DIR, out.toAbsolutePath().toString())
                     .configurationParameter(TckReportListener.QUIET, "true")
+                    .configurationParameter(TckReportListener.LOG, LOG)
                     .build();
             Launcher launcher = LauncherFactory.create();
             try (Terminal.ProgressBar bar = t.progress("TCK", 0)) {
-                launcher.execute(request, new Progress(bar));
+                runLogged(logged, () -> launcher.execute(request, new Progress(bar)));
             }
         } finally {
             ConfiguredTarget.use(null);
@@ -77,8 +83,46 @@ final class TckCommand extends BaseCommand {
         String verdict = result.verdict();
         t.println(t.verdict(verdict) + summary.substring(Math.min(summary.length(), verdict.length())));
         result.rootCauses().forEach(line -> t.println("  " + line));
-        t.println("Report: " + result.html() + "\n        " + result.markdown() + "\n        " + result.json());
+        t.println("Report: " + result.html() + "\n        " + result.markdown() + "\n        " + result.json()
+                + "\nLog:    " + log + " (what was logged during the run, expected warnings of the fault rules"
+                + " included)");
         return result.passed() ? ExitCode.OK : ExitCode.FAILED;
+    }
+
+    /** The file, next to the report, that takes what is logged and printed while the contracts run. */
+    static final String LOG = "ConfiguredTck.log";
+
+    /**
+     * @param log the log file
+     * @return a stream writing to it
+     * @throws CliException with {@link ExitCode#FAILED} if it cannot be created
+     */
+    private static PrintStream logFile(Path log) {
+        try {
+            Files.createDirectories(log.getParent());
+            return new PrintStream(Files.newOutputStream(log), true, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new CliException(ExitCode.FAILED, "cannot write the kit's log " + log + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Runs the kit with {@code System.out} and {@code System.err} sent to the log: the warnings the fault rules
+     * provoke on purpose (leases lost, claims of unknown outcome given back, connections killed) and the rules' own
+     * figures go there, not between the progress bar and the verdict; SLF4J's simple logger writes to whatever
+     * {@code System.err} is at the time. The console keeps the verdict and, when rules fail, their root causes.
+     */
+    private static void runLogged(PrintStream log, Runnable kit) {
+        PrintStream out = System.out;
+        PrintStream err = System.err;
+        System.setOut(log);
+        System.setErr(log);
+        try {
+            kit.run();
+        } finally {
+            System.setOut(out);
+            System.setErr(err);
+        }
     }
 
     /**
