@@ -110,6 +110,18 @@ public interface RowQueues extends AutoCloseable {
     SchemaScripts schema();
 
     /**
+     * Compares the live database with what this instance's dialect would create, from the database's catalogue (JDBC
+     * {@code DatabaseMetaData}), as Flyway's {@code validate} does for migrations: the catalog and activity tables,
+     * every queue in the catalog, and the schedule tables where they exist. Creates nothing. Opening a queue runs
+     * the same check on its tables (a missing table, column, NOT NULL or primary key fails the open; a missing unique
+     * index of unique keys makes unique enqueues refuse; a missing index that serves speed alone is logged at WARN).
+     *
+     * @return the differences, empty when the database has everything; each names the object and the DDL that makes
+     *         it
+     */
+    List<SchemaDifference> checkSchema();
+
+    /**
      * The queues registered in this database's catalog table, in name order.
      *
      * @return every ring, work queue and counter table rowqueue knows in this database

@@ -247,6 +247,26 @@ public final class DefaultRowQueues implements RowQueues {
     }
 
     @Override
+    public List<dev.rowqueue.SchemaDifference> checkSchema() {
+        context.lifecycle().check();
+        List<dev.rowqueue.SchemaDifference> differences = new java.util.ArrayList<>(
+                schema.differences(List.of(dev.rowqueue.spi.Schema.catalog())));
+        if (!differences.isEmpty() && differences.stream().anyMatch(dev.rowqueue.SchemaDifference::guarantee)) {
+            return differences; // no catalog to read the queues from
+        }
+        differences.addAll(schema.differences(List.of(dev.rowqueue.spi.Schema.activity())));
+        for (QueueInfo q : schema.readCatalog()) {
+            SchemaManager.Definition d = new SchemaManager.Definition(q.name(), q.kind(), q.capacity(), q.strategy());
+            differences.addAll(schema.differences(schema.expectedTables(d)));
+        }
+        if (schema.schedulesExist()) {
+            differences.addAll(schema.differences(List.of(dev.rowqueue.spi.Schema.schedules(),
+                    dev.rowqueue.spi.Schema.scheduleSlots())));
+        }
+        return List.copyOf(differences);
+    }
+
+    @Override
     public List<QueueInfo> queues() {
         context.lifecycle().check();
         return schema.readCatalog();

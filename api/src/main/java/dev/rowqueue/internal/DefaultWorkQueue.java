@@ -129,6 +129,10 @@ final class DefaultWorkQueue implements WorkQueue {
      * (MySQL Group Replication did, after the whole group was killed and restarted) is replaced by a fresh one.
      */
     private dev.rowqueue.spi.SqlOp<long[]> enqueue(List<String> payloads, Enqueue how, long delay) {
+        if (how.uniqueKey() != null) {
+            // the unique index is what keeps one live job per unique key: without it, refuse before any write
+            context.schema().requireGuarantees(SchemaManager.Definition.of(name, QueueKind.WORK), "unique enqueues");
+        }
         if (how.key() == null && how.uniqueKey() == null) {
             return store.enqueue(payloads, how.priority(), delay).retryingDuplicateKey();
         }

@@ -5,6 +5,7 @@ import dev.rowqueue.QueueInfo;
 import dev.rowqueue.QueueKind;
 import dev.rowqueue.RingOptions;
 import dev.rowqueue.RingStrategy;
+import dev.rowqueue.SchemaDifference;
 import dev.rowqueue.SchemaException;
 import dev.rowqueue.TransientRowQueueException;
 import dev.rowqueue.spi.CounterTable;
@@ -69,6 +70,11 @@ final class SchemaManager {
     private final Executor executor;
     private final boolean create;
     private final Map<String, QueueInfo> ensured = new ConcurrentHashMap<>();
+    /**
+     * Queues whose guarantee indexes ({@link dev.rowqueue.spi.Schema.Index#guarantee()}) were missing when they were
+     * opened: the missing indexes, which the operations that need them name when they refuse.
+     */
+    private final Map<String, List<SchemaDifference>> unguaranteed = new ConcurrentHashMap<>();
     /** Queues found missing and logged so, each once until it exists. */
     private final Set<String> missing = ConcurrentHashMap.newKeySet();
     private volatile boolean catalogReady;
@@ -204,6 +210,7 @@ final class SchemaManager {
             upgradeWorkQueue(d.name());
         }
         probeAll(probes(d.name(), d.kind()), failures);
+        verify(d, failures);
         QueueInfo info = existing.orElseGet(() -> register(d));
         ensured.put(d.name(), info);
         return info;
@@ -377,6 +384,127 @@ final class SchemaManager {
         }));
     }
 
+    /**
+     * The tables a queue's guarantees and speed depend on, as this dialect creates them
+     * ({@link dev.rowqueue.spi.Schema} rendered by {@link dev.rowqueue.support.SchemaDdl}).
+     */
+    List<dev.rowqueue.spi.Schema.Table> expectedTables(Definition d) {
+        return switch (d.kind()) {
+            case RING -> dialect.ddl().ringTables(RingTables.of(d.name()), new RingOptions(d.capacity(),
+                    d.strategy()));
+            case WORK -> dialect.ddl().workTables(WorkTables.of(d.name()));
+            case COUNTERS -> List.of(dev.rowqueue.spi.Schema.counters(CounterTable.of(d.name())));
+        };
+    }
+
+    /**
+     * The key columns a schema upgrade adds without NOT NULL where the database cannot add a constrained column
+     * ({@link dev.rowqueue.support.DdlFeatures#addsConstrainedColumns()}): an upgraded table may lack it.
+     */
+    private Set<String> relaxedColumns() {
+        if (dialect.ddl().features().addsConstrainedColumns()) {
+            return Set.of();
+        }
+        Set<String> relaxed = new HashSet<>();
+        dev.rowqueue.spi.Schema.keyColumns().forEach(c -> relaxed.add(c.name().toLowerCase(Locale.ROOT)));
+        return relaxed;
+    }
+
+    /**
+     * Compares live tables with what this dialect creates, from the database's catalogue (JDBC metadata).
+     *
+     * @param tables the tables as the dialect creates them
+     * @return the differences
+     */
+    List<SchemaDifference> differences(List<dev.rowqueue.spi.Schema.Table> tables) {
+        Set<String> relaxed = relaxedColumns();
+        return executor.run("check the schema of " + tables.stream().map(dev.rowqueue.spi.Schema.Table::name).toList(),
+                SqlOp.read(c -> SchemaVerifier.check(c, dialect.ddl(), tables, relaxed)));
+    }
+
+    /**
+     * Checks an opened queue's tables from the catalogue, once per open: a missing table or column, a wrong
+     * nullability or a missing primary key fails the open, naming each and its DDL; a missing guarantee index is
+     * recorded, so that the operations that need it refuse ({@link #requireGuarantees}), and logged at WARN; a missing
+     * speed index is logged at WARN only. Each WARN once per object in this JVM.
+     */
+    private void verify(Definition d, List<DdlFailure> failures) {
+        List<SchemaDifference> differences = differences(expectedTables(d));
+        List<SchemaDifference> broken = differences.stream()
+                .filter(x -> x.guarantee() && x.kind() != SchemaDifference.Kind.INDEX).toList();
+        if (!broken.isEmpty()) {
+            SchemaException e = new SchemaException(d.describe() + " '" + d.name() + "' cannot be opened: its"
+                    + " tables lack what rowqueue's guarantees depend on: " + describe(broken), null);
+            failures.forEach(f -> e.addSuppressed(f.error()));
+            throw e;
+        }
+        List<SchemaDifference> missing = differences.stream()
+                .filter(x -> x.guarantee() && x.kind() == SchemaDifference.Kind.INDEX).toList();
+        if (missing.isEmpty()) {
+            unguaranteed.remove(d.name());
+        } else {
+            unguaranteed.put(d.name(), missing);
+            for (SchemaDifference x : missing) {
+                if (WARNED.add("guarantee " + x.object())) {
+                    log.warn("rowqueue: {} '{}': {}; the operations that need it are refused until it exists"
+                            + " (logged once per index)", d.describe(), d.name(), x);
+                }
+            }
+        }
+        for (SchemaDifference x : differences) {
+            if (!x.guarantee() && WARNED.add("speed " + x.table() + " " + x.object())) {
+                log.warn("rowqueue: {} '{}': {}; it keeps working, maybe slower (logged once per index)",
+                        d.describe(), d.name(), x);
+            }
+        }
+    }
+
+    /**
+     * Fails when tables rowqueue keeps for all queues lack what their guarantees depend on (the catalog's primary key
+     * registers each queue once, the fired slots' one job per slot); logs missing speed indexes at WARN.
+     */
+    private void requireTables(List<dev.rowqueue.spi.Schema.Table> tables, String what, List<DdlFailure> failures) {
+        List<SchemaDifference> differences = differences(tables);
+        List<SchemaDifference> broken = differences.stream().filter(SchemaDifference::guarantee).toList();
+        if (!broken.isEmpty()) {
+            SchemaException e = new SchemaException(what + " lack what rowqueue's guarantees depend on: "
+                    + describe(broken), null);
+            failures.forEach(f -> e.addSuppressed(f.error()));
+            throw e;
+        }
+        for (SchemaDifference x : differences) {
+            if (WARNED.add("speed " + x.table() + " " + x.object())) {
+                log.warn("rowqueue: {}: {}; it keeps working, maybe slower (logged once per index)", what, x);
+            }
+        }
+    }
+
+    private static String describe(List<SchemaDifference> differences) {
+        return String.join("; ", differences.stream().map(SchemaDifference::toString).toList());
+    }
+
+    /**
+     * Refuses an operation that depends on a queue's guarantee indexes while one is missing. The catalogue is asked
+     * again first (only for a queue found without one), so an index an operator created since counts at once.
+     *
+     * @param d         the queue
+     * @param operation the operation, for the message ("unique enqueues")
+     * @throws SchemaException naming each missing index and its DDL
+     */
+    void requireGuarantees(Definition d, String operation) {
+        if (!unguaranteed.containsKey(d.name())) {
+            return;
+        }
+        List<SchemaDifference> missing = differences(expectedTables(d)).stream()
+                .filter(x -> x.guarantee() && x.kind() == SchemaDifference.Kind.INDEX).toList();
+        if (missing.isEmpty()) {
+            unguaranteed.remove(d.name());
+            return;
+        }
+        throw new SchemaException(d.describe() + " '" + d.name() + "' refuses " + operation + ": "
+                + describe(missing) + " (without it, concurrent producers could get duplicate jobs)", null);
+    }
+
     /** @return the schema version the catalog records for a queue, or {@link #SCHEMA_VERSION} if it has no row */
     int catalogVersion(String name) {
         Sql sql = Sql.of("SELECT schema_version FROM " + Dialect.CATALOG_TABLE + " WHERE queue_name = :name");
@@ -454,6 +582,7 @@ final class SchemaManager {
                     || !exist(Map.of(Dialect.CATALOG_TABLE, CATALOG_COLUMNS)))
                     ? createAll(dialect.ddl().catalog()) : List.of();
             probeAll(Map.of(Dialect.CATALOG_TABLE, CATALOG_COLUMNS), failures);
+            requireTables(List.of(dev.rowqueue.spi.Schema.catalog()), "the catalog", failures);
             // the activity table came after the catalog: created here for new and old catalogs alike; not probed, a
             // missing one costs only the activity (its writes log once, its reads say what to run)
             boolean reissue = dialect.policy().reissuesExistingSchema();
@@ -509,6 +638,8 @@ final class SchemaManager {
             List<DdlFailure> failures = create && (dialect.policy().reissuesExistingSchema() || !exist(probes))
                     ? createAll(dialect.ddl().schedules()) : List.of();
             probeAll(probes, failures);
+            requireTables(List.of(dev.rowqueue.spi.Schema.schedules(), dev.rowqueue.spi.Schema.scheduleSlots()),
+                    "the schedule tables", failures);
             schedulesReady = true;
         }
     }
@@ -728,6 +859,7 @@ final class SchemaManager {
             }
         }));
         ensured.remove(name);
+        unguaranteed.remove(name);
         log.info("rowqueue: dropped queue '{}'", name);
         return true;
     }

@@ -9,6 +9,11 @@ import java.util.Objects;
  * renders them as DDL through its {@link dev.rowqueue.support.SchemaDdl} ({@link Dialect#ddl()}), with the SQL types
  * of its {@link ColumnTypes}; no dialect restates a column list. Column names are the same on every database, so data can
  * move between them.
+ *
+ * <p>The same model says what must exist for rowqueue's guarantees, and the schema is checked against it from the
+ * database's catalogue (JDBC {@code DatabaseMetaData}) when a queue is opened: every table's columns with their
+ * nullability and its primary key always matter; of the indexes, those marked {@link Index#guarantee()} do (the unique
+ * index on live jobs' unique keys), and the others serve speed alone.
  */
 public final class Schema {
 
@@ -98,23 +103,43 @@ public final class Schema {
     /**
      * An index.
      *
-     * @param name    its name
-     * @param columns its columns in order, each possibly followed by {@code DESC}
-     * @param unique  whether unique
-     * @param where   a partial index's condition, or {@code null}
-     * @param keyed   whether only rows whose first column is not NULL matter: a unique index then allows any number of
-     *                NULLs, and a dialect with partial indexes ({@link dev.rowqueue.support.DdlFeatures#partialIndexes()}) indexes only the
-     *                other rows
+     * @param name      its name
+     * @param columns   its columns in order, each possibly followed by {@code DESC}
+     * @param unique    whether unique
+     * @param where     a partial index's condition, or {@code null}
+     * @param keyed     whether only rows whose first column is not NULL matter: a unique index then allows any number of
+     *                  NULLs, and a dialect with partial indexes ({@link dev.rowqueue.support.DdlFeatures#partialIndexes()}) indexes only the
+     *                  other rows
+     * @param guarantee whether a guarantee depends on it (a unique index that keeps one live job per unique key), as
+     *                  opposed to an index that serves speed alone: a queue whose guarantee index is missing refuses
+     *                  the operations that need it; a missing speed index is logged at WARN only
      */
-    public record Index(String name, List<String> columns, boolean unique, String where, boolean keyed) {
+    public record Index(String name, List<String> columns, boolean unique, String where, boolean keyed,
+                        boolean guarantee) {
         /** Validates and copies. */
         public Index {
             Objects.requireNonNull(name, "name");
             columns = List.copyOf(columns);
+            if (guarantee && !unique) {
+                throw new IllegalArgumentException("index " + name + ": only a unique index can carry a guarantee");
+            }
         }
 
         /**
-         * An index that is not {@code keyed}.
+         * An index that serves speed alone.
+         *
+         * @param name    its name
+         * @param columns its columns
+         * @param unique  whether unique
+         * @param where   a partial index's condition, or {@code null}
+         * @param keyed   whether only rows whose first column is not NULL matter
+         */
+        public Index(String name, List<String> columns, boolean unique, String where, boolean keyed) {
+            this(name, columns, unique, where, keyed, false);
+        }
+
+        /**
+         * An index that is not {@code keyed} and serves speed alone.
          *
          * @param name    its name
          * @param columns its columns
@@ -122,14 +147,14 @@ public final class Schema {
          * @param where   a partial index's condition, or {@code null}
          */
         public Index(String name, List<String> columns, boolean unique, String where) {
-            this(name, columns, unique, where, false);
+            this(name, columns, unique, where, false, false);
         }
 
         /**
          * @param name    its name
          * @param unique  whether unique
          * @param columns its columns
-         * @return a full index
+         * @return a full index that serves speed alone
          */
         public static Index on(String name, boolean unique, String... columns) {
             return new Index(name, List.of(columns), unique, null);
@@ -140,14 +165,26 @@ public final class Schema {
          * @return this index, partial on the condition
          */
         public Index where(String condition) {
-            return new Index(name, columns, unique, condition, keyed);
+            return new Index(name, columns, unique, condition, keyed, guarantee);
         }
 
         /**
          * @return this index for rows whose first column is not NULL only (see {@code keyed})
          */
         public Index forKeys() {
-            return new Index(name, columns, unique, where, true);
+            return new Index(name, columns, unique, where, true, guarantee);
+        }
+
+        /**
+         * @return this (unique) index as one a guarantee depends on (see {@code guarantee})
+         */
+        public Index guarantees() {
+            return new Index(name, columns, unique, where, keyed, true);
+        }
+
+        /** @return its column names, without {@code DESC} */
+        public List<String> columnNames() {
+            return columns.stream().map(c -> c.replace(" DESC", "")).toList();
         }
     }
 
@@ -389,7 +426,8 @@ public final class Schema {
      * The indexes schema version 2 added to the jobs table:
      * <ul>
      *   <li>{@link WorkTables#uniqueIndex()}, unique on {@code unique_key} of the rows that have one: at most one live
-     *       job per unique key;</li>
+     *       job per unique key (the one {@linkplain Index#guarantee() guarantee} index: without it, unique enqueues are
+     *       refused);</li>
      *   <li>{@link WorkTables#keyIndex()} on {@code (job_key, state, key_seq, id)}: a key's jobs in enqueue order (which
      *       job is next for its key, and the key's newest round);</li>
      *   <li>{@link WorkTables#leaseIndex()} on {@code (job_key, lease_token)}: a key's leased jobs;</li>
@@ -400,7 +438,7 @@ public final class Schema {
      * @return the indexes
      */
     public static List<Index> keyIndexes(WorkTables t) {
-        return List.of(Index.on(t.uniqueIndex(), true, "unique_key").forKeys(),
+        return List.of(Index.on(t.uniqueIndex(), true, "unique_key").forKeys().guarantees(),
                 Index.on(t.keyIndex(), false, "job_key", "state", "key_seq", "id").forKeys(),
                 Index.on(t.leaseIndex(), false, "job_key", "lease_token").forKeys(),
                 Index.on(t.fairIndex(), false, "state", "key_seq", "prio DESC", "id"));

@@ -100,7 +100,20 @@ public class SchemaDdl {
      * @return the statements
      */
     public List<String> ring(RingTables t, RingOptions options) {
-        return create(Schema.ringEntries(t, options.strategy() != RingStrategy.SAFE || features.ringSeqIndex()),
+        return create(ringTables(t, options).toArray(Schema.Table[]::new));
+    }
+
+    /**
+     * The tables {@link #ring} creates, as the schema check ({@link dev.rowqueue.RowQueues#checkSchema()}) expects
+     * them: {@link Schema#ringEntries} (with the {@code (grp, seq)} index unless the strategy is safe and
+     * {@link DdlFeatures#ringSeqIndex()} says no) and {@link Schema#ringHeads}.
+     *
+     * @param t       the ring's tables
+     * @param options capacity and strategy
+     * @return the tables
+     */
+    public final List<Schema.Table> ringTables(RingTables t, RingOptions options) {
+        return List.of(Schema.ringEntries(t, options.strategy() != RingStrategy.SAFE || features.ringSeqIndex()),
                 Schema.ringHeads(t));
     }
 
@@ -110,7 +123,16 @@ public class SchemaDdl {
      *         {@link Schema#cursors}
      */
     public List<String> work(WorkTables t) {
-        return create(Schema.jobs(t).withIndexes(workIndexes(t)), Schema.cursors(t));
+        return create(workTables(t).toArray(Schema.Table[]::new));
+    }
+
+    /**
+     * @param t the work queue's tables
+     * @return the tables {@link #work(WorkTables)} creates, with the indexes this database gets: {@link Schema#jobs}
+     *         and {@link Schema#cursors}
+     */
+    public final List<Schema.Table> workTables(WorkTables t) {
+        return List.of(Schema.jobs(t).withIndexes(workIndexes(t)), Schema.cursors(t));
     }
 
     /**
@@ -151,7 +173,7 @@ public class SchemaDdl {
         List<String> added = addedByVersion2(t);
         for (Schema.Index i : jobs.indexes()) {
             if (added.contains(i.name())) {
-                ddl.add(createIndex(jobs, i));
+                ddl.add(indexDdl(jobs, i));
             }
         }
         return List.copyOf(ddl);
@@ -182,6 +204,81 @@ public class SchemaDdl {
     }
 
     /**
+     * @param t a table
+     * @param i one of its indexes
+     * @return the statement that creates the index on the existing table: CREATE INDEX, or where indexes are declared
+     *         in the table ALTER TABLE ... ADD INDEX, or where the features say so ALTER TABLE ... ADD CONSTRAINT
+     */
+    public final String createIndex(Schema.Table t, Schema.Index i) {
+        return indexDdl(t, i);
+    }
+
+    /**
+     * @param t a table
+     * @param i one of its indexes
+     * @return the statement that drops the index as {@link #createIndex} makes it (for tests of the schema check, and
+     *         for operators)
+     */
+    public final String dropIndex(Schema.Table t, Schema.Index i) {
+        if (constraintInstead(i)) {
+            return "ALTER TABLE " + t.name() + " DROP CONSTRAINT " + i.name();
+        }
+        if (features.indexesInTable()) {
+            return "ALTER TABLE " + t.name() + " DROP INDEX " + i.name();
+        }
+        return "DROP INDEX " + i.name();
+    }
+
+    /**
+     * @param t a table
+     * @return the statement that adds its primary key to the existing table
+     */
+    public final String addPrimaryKey(Schema.Table t) {
+        return "ALTER TABLE " + t.name() + " ADD PRIMARY KEY (" + String.join(", ", t.primaryKey()) + ")";
+    }
+
+    /**
+     * @param c a column
+     * @return its definition as CREATE TABLE has it ({@code name TYPE [DEFAULT ...] [NOT NULL] [CHECK ...]})
+     */
+    public final String columnDefinition(Schema.Column c) {
+        return column(c);
+    }
+
+    /**
+     * @param c a column
+     * @return the characters it holds as this database's DDL declares it: keys, payloads and error texts the
+     *         dialect's lengths, labels their own; 0 for the numeric types
+     */
+    public final int lengthOf(Schema.Column c) {
+        return switch (c.type()) {
+            case KEY, PAYLOAD, ERROR_TEXT -> features.lengthOf(c.type());
+            case LABEL -> c.length();
+            default -> 0;
+        };
+    }
+
+    /**
+     * @param c a column
+     * @return whether this database's DDL declares it NOT NULL (an identity column is the primary key's)
+     */
+    public final boolean declaresNotNull(Schema.Column c) {
+        if (c.type() == Schema.Type.PAYLOAD && features.nullablePayloads()) {
+            return false;
+        }
+        return c.notNull();
+    }
+
+    /**
+     * @param tables tables, such as a test's variants of rowqueue's own
+     * @return the statements that create them, as this database's DDL has them; a table without primary key columns
+     *         gets none
+     */
+    public final List<String> createTables(Schema.Table... tables) {
+        return create(tables);
+    }
+
+    /**
      * @param table a table
      * @return a DROP TABLE statement, with {@code IF EXISTS} where {@link DdlFeatures#ifNotExists()}
      */
@@ -206,7 +303,7 @@ public class SchemaDdl {
             ddl.add(sequence ? create.replace(DdlFeatures.SEQUENCE, sequenceOf(t)) : create);
             for (Schema.Index i : t.indexes()) {
                 if (!features.indexesInTable() && !constraintInstead(i)) {
-                    ddl.add(createIndex(t, i));
+                    ddl.add(indexDdl(t, i));
                 }
             }
         }
@@ -272,7 +369,7 @@ public class SchemaDdl {
         for (Schema.Column c : t.columns()) {
             parts.add(column(c));
         }
-        if (!(features.types().identityDeclaresKey() && hasIdentity(t))) {
+        if (!(features.types().identityDeclaresKey() && hasIdentity(t)) && !t.primaryKey().isEmpty()) {
             parts.add("PRIMARY KEY (" + String.join(", ", t.primaryKey()) + ")");
         }
         if (features.indexesInTable()) {
@@ -301,7 +398,7 @@ public class SchemaDdl {
     }
 
     /** An index of its own: CREATE INDEX, or, on a table whose indexes are declared in it, ALTER TABLE ... ADD. */
-    private String createIndex(Schema.Table t, Schema.Index i) {
+    private String indexDdl(Schema.Table t, Schema.Index i) {
         if (constraintInstead(i)) {
             return "ALTER TABLE " + t.name() + " ADD CONSTRAINT " + i.name() + " UNIQUE (" + columns(i) + ")";
         }

@@ -1,7 +1,11 @@
 package dev.rowqueue.internal;
 
+import dev.rowqueue.Enqueue;
+import dev.rowqueue.Job;
 import dev.rowqueue.RowQueues;
+import dev.rowqueue.SchemaDifference;
 import dev.rowqueue.SchemaException;
+import dev.rowqueue.WorkQueue;
 import dev.rowqueue.spi.ColumnTypes;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
@@ -23,6 +27,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -32,6 +37,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * statements fail, the objects exist afterwards), one WARN per statement when an object really cannot be created.
  * The dialect here does not recognise H2's "already exists" codes, as the portable dialect does not recognise those
  * of a database it does not know.
+ *
+ * <p>When one of a work queue's CREATE INDEX statements fails (as the unique index's did in a TCK run, where sixteen
+ * producers racing on one unique key then got three jobs), the queue is checked from the catalogue: without its
+ * unique index it refuses unique enqueues, naming the index and its DDL, and does everything else; without an index
+ * that serves speed alone it does everything, and says so once at WARN.
  */
 class SchemaCreationLogTest {
 
@@ -60,6 +70,8 @@ class SchemaCreationLogTest {
     static final class UnawareDialect extends Dialect {
         private final boolean brokenJobsTable;
         private boolean flakyStatement;
+        /** The one of the jobs table's indexes whose CREATE INDEX fails (on a table that does not exist), or null. */
+        private Function<WorkTables, String> failingIndex;
 
         UnawareDialect(DatabaseProduct product, boolean brokenJobsTable) {
             super(product);
@@ -94,6 +106,11 @@ class SchemaCreationLogTest {
                     if (flakyStatement) {
                         ddl.add(1, "CALL ROWQUEUE_FLAKY_DDL()");
                     }
+                    if (failingIndex != null) {
+                        String index = failingIndex.apply(t);
+                        ddl.replaceAll(s -> s.contains("INDEX " + index + " ")
+                                ? s.replace(" ON " + t.jobs() + " ", " ON no_such_table ") : s);
+                    }
                     return ddl;
                 }
             };
@@ -119,9 +136,18 @@ class SchemaCreationLogTest {
     }
 
     private static RowQueues node(String database, boolean brokenJobsTable, boolean flakyStatement) {
+        return node(database, brokenJobsTable, flakyStatement, null);
+    }
+
+    private static JdbcDataSource dataSource(String database) {
         JdbcDataSource ds = new JdbcDataSource();
         ds.setURL("jdbc:h2:mem:" + database + ";DB_CLOSE_DELAY=-1");
-        return RowQueues.builder(ds).registerDialect(new DialectProvider() {
+        return ds;
+    }
+
+    private static RowQueues node(String database, boolean brokenJobsTable, boolean flakyStatement,
+                                  Function<WorkTables, String> failingIndex) {
+        return RowQueues.builder(dataSource(database)).scheduler(false).registerDialect(new DialectProvider() {
             @Override
             public String name() {
                 return "unaware";
@@ -136,6 +162,7 @@ class SchemaCreationLogTest {
             public Dialect create(DatabaseProduct product, Map<String, String> options) {
                 UnawareDialect dialect = new UnawareDialect(product, brokenJobsTable);
                 dialect.flakyStatement = flakyStatement;
+                dialect.failingIndex = failingIndex;
                 return dialect;
             }
         }).build();
@@ -196,5 +223,50 @@ class SchemaCreationLogTest {
         }
         assertThat(FlakyDdl.CALLS.get()).as("the deadlock victim ran again").isEqualTo(2);
         assertThat(schemaWarnings()).isEmpty();
+    }
+
+    @Test
+    void without_its_unique_index_a_queue_refuses_unique_enqueues_naming_the_index_and_its_ddl() throws SQLException {
+        try (RowQueues rq = node("guarantee_uniq", false, false, WorkTables::uniqueIndex)) {
+            WorkQueue q = rq.workQueue("gq");
+            assertThat(q.enqueue("plain")).isPositive();
+            assertThat(q.enqueue("keyed", Enqueue.defaults().withKey("k"))).isPositive();
+            assertThatThrownBy(() -> q.enqueue("unique", Enqueue.defaults().withUniqueKey("u")))
+                    .isInstanceOf(SchemaException.class)
+                    .hasMessageContaining("work queue 'gq' refuses unique enqueues")
+                    .hasMessageContaining("unique index gq_uniq on (unique_key) does not exist")
+                    .hasMessageContaining("fix: CREATE UNIQUE INDEX gq_uniq ON gq (unique_key)");
+            assertThat(q.stats().ready()).as("the refused enqueue wrote nothing").isEqualTo(2);
+            List<SchemaDifference> differences = rq.checkSchema();
+            assertThat(differences).extracting(SchemaDifference::object).containsExactly("gq_uniq");
+            assertThat(differences.get(0).guarantee()).isTrue();
+
+            // the DDL the refusal gives makes the queue whole: the same instance takes unique enqueues again
+            try (var c = dataSource("guarantee_uniq").getConnection(); var st = c.createStatement()) {
+                st.execute(differences.get(0).fix());
+            }
+            long id = q.enqueue("unique", Enqueue.defaults().withUniqueKey("u"));
+            assertThat(q.enqueue("again", Enqueue.defaults().withUniqueKey("u"))).isEqualTo(id);
+            assertThat(rq.checkSchema()).isEmpty();
+        }
+        assertThat(schemaWarnings()).anySatisfy(w -> assertThat(w).contains("gq_uniq")
+                .contains("the operations that need it are refused until it exists"));
+    }
+
+    @Test
+    void without_an_index_that_serves_speed_alone_a_queue_works_and_warns_once() {
+        try (RowQueues rq = node("guarantee_speed", false, false, WorkTables::claimIndex);
+             RowQueues again = node("guarantee_speed", false, false, WorkTables::claimIndex)) {
+            WorkQueue q = rq.workQueue("sq");
+            long id = q.enqueue("unique", Enqueue.defaults().withUniqueKey("u"));
+            assertThat(q.enqueue("again", Enqueue.defaults().withUniqueKey("u"))).isEqualTo(id);
+            assertThat(again.workQueue("sq").claim(5)).extracting(Job::id).containsExactly(id);
+            assertThat(rq.checkSchema()).extracting(SchemaDifference::object).containsExactly("sq_due");
+        }
+        List<String> speed = schemaWarnings().stream().filter(w -> w.contains("serves speed only")).toList();
+        assertThat(speed).hasSize(1);
+        assertThat(speed.get(0)).contains("index sq_due on (state, prio, due_ms, id) does not exist")
+                .contains("CREATE INDEX sq_due ON sq (state, prio DESC, due_ms, id)")
+                .contains("it keeps working, maybe slower");
     }
 }

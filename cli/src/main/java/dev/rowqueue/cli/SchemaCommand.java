@@ -2,6 +2,7 @@ package dev.rowqueue.cli;
 
 import dev.rowqueue.RingOptions;
 import dev.rowqueue.RingStrategy;
+import dev.rowqueue.SchemaDifference;
 import dev.rowqueue.SchemaScripts;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
@@ -20,10 +21,16 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Prints a queue's DDL for a dialect without connecting to a database. */
+/**
+ * Prints a queue's DDL for a dialect without connecting to a database; with {@code --check --url}, compares a live
+ * database with what the dialect would create.
+ */
 @Command(name = "schema",
-        description = "Prints the DDL of a queue (or of the schedule tables) for a dialect, without a database connection, for migration tools"
-                + " such as Flyway or Liquibase (then build RowQueues with createSchema(false)).")
+        description = {"Prints the DDL of a queue (or of the schedule tables) for a dialect, without a database connection, for migration tools"
+                + " such as Flyway or Liquibase (then build RowQueues with createSchema(false)).",
+                "With --check --url URL: compares the live database (its catalogue: tables, columns, NOT NULL, primary"
+                        + " keys, indexes) with what the dialect would create for the catalog and every queue in it;"
+                        + " exit 0 when it matches, 1 with the list of differences and the DDL of each."})
 final class SchemaCommand extends BaseCommand {
 
     /** Product names and versions assumed for well-known dialect names when --product or --version is absent. */
@@ -42,10 +49,30 @@ final class SchemaCommand extends BaseCommand {
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help message and exit.")
     boolean help;
 
-    @Option(names = "--dialect", required = true, paramLabel = "NAME", converter = DialectName.class,
+    @Option(names = "--dialect", paramLabel = "NAME", converter = DialectName.class,
             description = "the dialect whose DDL to print (see 'rowqueue dialects'; postgres, pg and pgsql mean"
-                    + " postgresql, maria means mariadb)")
+                    + " postgresql, maria means mariadb); with --check, a dialect to force instead of detecting one")
     String dialect;
+
+    @Option(names = "--check", negatable = false,
+            description = "compare the database of --url with what the dialect would create (exit 0: it matches;"
+                    + " 1: the differences are listed)")
+    boolean check;
+
+    @Option(names = "--url", paramLabel = "JDBC_URL", description = "with --check: the database to check")
+    String url;
+
+    @Option(names = {"-u", "--user"}, paramLabel = "USER",
+            description = "with --check: the database user; the password comes from ROWQUEUE_PASSWORD, or from a"
+                    + " prompt on a terminal when the database refuses the connection without one")
+    String user;
+
+    @Option(names = "--password-prompt", description = "with --check: ask for the password before connecting")
+    boolean passwordPrompt;
+
+    @Option(names = "--dialect-option", paramLabel = "KEY=VALUE",
+            description = "with --check: a dialect-specific option")
+    Map<String, String> dialectOptions = new LinkedHashMap<>();
 
     @Option(names = "--version", paramLabel = "X.Y",
             description = "the database version to assume, for version-gated DDL (default: a current release)")
@@ -67,7 +94,7 @@ final class SchemaCommand extends BaseCommand {
     @Option(names = "--driver-jar", paramLabel = "PATH", description = "a jar with a dialect module to load")
     List<Path> driverJars = new ArrayList<>();
 
-    @ArgGroup(exclusive = true, multiplicity = "1")
+    @ArgGroup(exclusive = true, multiplicity = "0..1")
     Queue queue;
 
     /** Exactly one queue. */
@@ -108,6 +135,17 @@ final class SchemaCommand extends BaseCommand {
     @Override
     int run() {
         useDriverJars(driverJars);
+        if (check || url != null) {
+            if (!check || url == null || queue != null) {
+                throw new IllegalArgumentException("--check and --url go together, without a queue option: 'rowqueue"
+                        + " schema --check --url JDBC_URL' checks the catalog and every queue in it");
+            }
+            return check();
+        }
+        if (dialect == null || queue == null) {
+            throw new IllegalArgumentException("give --dialect NAME and one of --ring/--work/--counters/--upgrade-work"
+                    + "/--schedules to print DDL, or --check --url JDBC_URL to check a database");
+        }
         DialectProvider provider = DialectProviders.named(dialect);
         String[] assumed = ASSUMED.get(provider.name().toLowerCase(Locale.ROOT));
         String productName = product != null ? product : assumed != null ? assumed[0] : provider.name();
@@ -164,6 +202,36 @@ final class SchemaCommand extends BaseCommand {
         terminal().out().print(b);
         terminal().out().flush();
         return ExitCode.OK;
+    }
+
+    /**
+     * Compares the database with what its dialect would create ({@link dev.rowqueue.RowQueues#checkSchema()}),
+     * creating nothing.
+     *
+     * @return {@link ExitCode#OK} when it matches, {@link ExitCode#FAILED} with the differences listed
+     */
+    private int check() {
+        Endpoint endpoint = new Endpoint(url, user, Endpoint.password(env(), RowQueueCli.PASSWORD_ENV), dialect,
+                dialectOptions).authenticated(env(), passwordPrompt);
+        try (Endpoint.Opened db = endpoint.open(false)) {
+            Terminal t = terminal();
+            t.println(db.describe());
+            List<SchemaDifference> differences = db.rq().checkSchema();
+            String dialectName = db.rq().database().dialect();
+            if (differences.isEmpty()) {
+                t.println("The schema matches what dialect " + dialectName + " creates: the catalog and "
+                        + Catalog.queues(db.rq()).size() + " queue(s) checked.");
+                return ExitCode.OK;
+            }
+            long guarantees = differences.stream().filter(SchemaDifference::guarantee).count();
+            t.println(differences.size() + " difference(s) from what dialect " + dialectName + " creates ("
+                    + guarantees + " that guarantees depend on, " + (differences.size() - guarantees)
+                    + " that serve speed only):");
+            for (SchemaDifference d : differences) {
+                t.println("  " + (d.guarantee() ? "GUARANTEE " : "SPEED     ") + d);
+            }
+            return ExitCode.FAILED;
+        }
     }
 
     /**

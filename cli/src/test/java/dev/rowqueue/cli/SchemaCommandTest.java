@@ -133,4 +133,40 @@ class SchemaCommandTest {
         assertEquals(0, old.code(), old::toString);
         assertTrue(old.err().contains("dialect 'h2' does not recognise H2 1.4"), old.err());
     }
+
+    /**
+     * {@code schema --check} compares a live database with what its dialect creates: exit 0 on a schema rowqueue
+     * made; after an index is dropped, exit 1 with the index listed, whether a guarantee depends on it, and its DDL.
+     */
+    @Test
+    void check_exits_0_on_a_fresh_schema_and_1_listing_a_dropped_index() throws Exception {
+        String url = "jdbc:h2:mem:schema_check;DB_CLOSE_DELAY=-1";
+        javax.sql.DataSource ds = new dev.rowqueue.testkit.DriverManagerDataSource(url, "sa", "");
+        try (dev.rowqueue.RowQueues rq = dev.rowqueue.RowQueues.builder(ds).scheduler(false).build()) {
+            rq.workQueue("mail").enqueue("hello");
+            rq.ring("recent", 3).push("g", "a");
+            rq.counters("hits").increment("k");
+        }
+        Cli.Result fresh = Cli.run("schema", "--check", "--url", url, "--user", "sa");
+        assertEquals(0, fresh.code(), fresh::toString);
+        assertTrue(fresh.out().contains("The schema matches what dialect h2 creates: the catalog and 3 queue(s)"
+                + " checked."), fresh.out());
+
+        try (java.sql.Connection c = ds.getConnection(); java.sql.Statement st = c.createStatement()) {
+            st.execute("DROP INDEX mail_uniq");
+            st.execute("DROP INDEX mail_due");
+        }
+        Cli.Result drifted = Cli.run("schema", "--check", "--url", url, "--user", "sa");
+        assertEquals(1, drifted.code(), drifted::toString);
+        assertTrue(drifted.out().contains("2 difference(s) from what dialect h2 creates (1 that guarantees depend on,"
+                + " 1 that serve speed only):"), drifted.out());
+        assertTrue(drifted.out().contains("GUARANTEE mail: unique index mail_uniq on (unique_key) does not exist; fix:"
+                + " CREATE UNIQUE INDEX IF NOT EXISTS mail_uniq ON mail (unique_key)"), drifted.out());
+        assertTrue(drifted.out().contains("SPEED     mail: index mail_due on (state, prio, due_ms, id) does not"
+                + " exist (serves speed only); fix: CREATE INDEX IF NOT EXISTS mail_due ON mail (state, prio DESC,"
+                + " due_ms, id)"), drifted.out());
+
+        Cli.Result both = Cli.run("schema", "--check", "--dialect", "h2", "--work", "mail", "--url", url);
+        assertEquals(2, both.code(), both::toString);
+    }
 }

@@ -8,8 +8,16 @@ import dev.rowqueue.RingOptions;
 import dev.rowqueue.RingQueue;
 import dev.rowqueue.RingStrategy;
 import dev.rowqueue.RowQueues;
+import dev.rowqueue.Enqueue;
+import dev.rowqueue.SchemaDifference;
 import dev.rowqueue.SchemaException;
 import dev.rowqueue.WorkQueue;
+import dev.rowqueue.spi.CounterTable;
+import dev.rowqueue.spi.DatabaseProduct;
+import dev.rowqueue.spi.Dialect;
+import dev.rowqueue.spi.DialectProviders;
+import dev.rowqueue.spi.Schema;
+import dev.rowqueue.spi.WorkTables;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Statement;
@@ -25,7 +33,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Tables created on first use, DDL as text, the catalog, names. */
+/**
+ * Tables created on first use, DDL as text, the catalog, names; and the schema a queue runs on is the schema it
+ * checked: what its guarantees depend on (primary keys, NOT NULL, the unique index of unique keys) is read from the
+ * database's catalogue when the queue opens, through JDBC and the dialect's own DDL only.
+ */
 public abstract class SchemaContract extends Contract {
 
     @Test
@@ -231,5 +243,180 @@ public abstract class SchemaContract extends Contract {
         assertFalse(rq().dropQueue(name));
         assertTrue(rq().queues().stream().noneMatch(q -> q.name().equals(name)));
         assertEquals(0, rq().ring(name, 5).size("g"), "the name can be reused, with another capacity");
+    }
+
+    // ---------------------------------------------------------------- the schema it runs on is the schema it checked
+
+    /** The dialect of the database under test, as rowqueue detected (or was told) it. */
+    private Dialect dialect() {
+        return env().jdbc(c -> DialectProviders.named(env().database().dialect())
+                .create(DatabaseProduct.of(c.getMetaData()), env().target().dialectOptions(), c));
+    }
+
+    /**
+     * A work queue whose unique index was dropped (a DBA's schema without it, or a CREATE INDEX that failed), opened
+     * again by a node that does not create schema: sixteen producers racing on one unique key get exactly one job, or
+     * every one of them is refused with an exception that names the index and gives the DDL that makes it; never two
+     * jobs. The DDL the refusal gives then makes the queue whole again.
+     */
+    @Test
+    void a_queue_without_its_unique_index_gives_one_job_per_unique_key_or_refuses_naming_the_index() throws Exception {
+        String name = newName();
+        rq().workQueue(name).create();
+        Dialect d = dialect();
+        Schema.Table jobs = d.ddl().workTables(WorkTables.of(name)).get(0);
+        Schema.Index unique = jobs.indexes().stream().filter(Schema.Index::guarantee).findFirst().orElseThrow();
+        env().execute(d.ddl().dropIndex(jobs, unique));
+        String fix = d.ddl().createIndex(jobs, unique);
+        int producers = 16;
+        List<Object> outcomes = new ArrayList<>();
+        try (RowQueues node = env().builder().createSchema(false).build()) {
+            WorkQueue q = node.workQueue(name);
+            ExecutorService pool = Executors.newFixedThreadPool(producers);
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Object>> results = new ArrayList<>();
+            try {
+                for (int i = 0; i < producers; i++) {
+                    String payload = "p" + i;
+                    results.add(pool.submit(() -> {
+                        start.await();
+                        try {
+                            return q.enqueue(payload, Enqueue.defaults().withUniqueKey("k1"));
+                        } catch (RuntimeException e) {
+                            return e;
+                        }
+                    }));
+                }
+                start.countDown();
+                for (Future<Object> f : results) {
+                    outcomes.add(StuckStatements.await(f, WorkQueueContract.PATIENCE, "16 unique enqueues"));
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            List<SchemaDifference> differences = node.checkSchema();
+            assertTrue(differences.stream().anyMatch(x -> x.object().equalsIgnoreCase(unique.name()) && x.guarantee()
+                    && x.fix().equals(fix)), "the check lists the missing unique index: " + differences);
+        }
+        long jobsMade = rq().workQueue(name).stats().ready();
+        List<Long> ids = outcomes.stream().filter(o -> o instanceof Long).map(o -> (Long) o).distinct().toList();
+        for (Object o : outcomes) {
+            if (o instanceof RuntimeException e) {
+                assertTrue(e instanceof SchemaException && e.getMessage().contains(unique.name())
+                        && e.getMessage().contains(fix), "a refusal names the index " + unique.name() + " and its DDL ("
+                        + fix + "), got: " + e);
+            }
+        }
+        assertTrue(jobsMade <= 1, jobsMade + " jobs for one unique key: " + outcomes);
+        assertEquals(jobsMade, ids.size(), "every producer that was not refused got the one job's id: " + outcomes);
+        if (jobsMade == 1) {
+            assertEquals(producers, outcomes.stream().filter(o -> o instanceof Long).count(),
+                    "one job, and no producer refused: " + outcomes);
+        }
+        env().execute(fix);
+        try (RowQueues node = env().builder().createSchema(false).build()) {
+            WorkQueue q = node.workQueue(name);
+            long id = q.enqueue("again", Enqueue.defaults().withUniqueKey("k2"));
+            assertEquals(id, q.enqueue("and again", Enqueue.defaults().withUniqueKey("k2")),
+                    "with the index the refusal gave, unique enqueues work");
+            assertTrue(node.checkSchema().stream().noneMatch(x -> x.table().equalsIgnoreCase(name)),
+                    "nothing missing once the index exists: " + node.checkSchema());
+        }
+    }
+
+    /**
+     * An index that serves speed alone (the claim index) may be missing: the queue opens, every operation works
+     * (unique enqueues too), and the check lists the index as serving speed only, with its DDL.
+     */
+    @Test
+    void a_queue_without_an_index_that_serves_speed_alone_keeps_working() {
+        String name = newName();
+        rq().workQueue(name).create();
+        Dialect d = dialect();
+        WorkTables t = WorkTables.of(name);
+        Schema.Table jobs = d.ddl().workTables(t).get(0);
+        Schema.Index claim = jobs.indexes().stream().filter(i -> i.name().equals(t.claimIndex())).findFirst()
+                .orElseThrow();
+        assertFalse(claim.guarantee(), "the claim index serves speed");
+        env().execute(d.ddl().dropIndex(jobs, claim));
+        try (RowQueues node = env().builder().createSchema(false).build()) {
+            WorkQueue q = node.workQueue(name);
+            long id = q.enqueue("one", Enqueue.defaults().withUniqueKey("k"));
+            assertEquals(id, q.enqueue("two", Enqueue.defaults().withUniqueKey("k")));
+            assertEquals(List.of(id), q.claim(5).stream().map(dev.rowqueue.Job::id).toList());
+            List<SchemaDifference> differences = node.checkSchema();
+            assertTrue(differences.stream().anyMatch(x -> x.object().equalsIgnoreCase(claim.name()) && !x.guarantee()
+                    && x.fix().equals(d.ddl().createIndex(jobs, claim))), "the check lists the speed index: "
+                    + differences);
+        }
+    }
+
+    /**
+     * Tables made by hand without the primary key, with a column that allows NULL where rowqueue's have NOT NULL, or
+     * with a key column of 20 characters where rowqueue's hold {@value Dialect#KEY_LENGTH}, are refused when the queue
+     * opens, with a message that names what is missing and the DDL. (A server that
+     * refuses tables without a primary key, as MySQL's {@code sql_require_primary_key} does, keeps that guarantee
+     * itself: the first half then has nothing to check.)
+     */
+    @Test
+    void a_table_without_its_primary_key_or_with_a_nullable_or_narrow_column_is_refused_naming_it() {
+        Dialect d = dialect();
+        String noKey = newName();
+        Schema.Table counters = Schema.counters(CounterTable.of(noKey));
+        boolean created = createByHand(d, new Schema.Table(noKey, counters.columns(), List.of(), counters.indexes(),
+                counters.checks()));
+        try {
+            if (created) {
+                SchemaException e = assertThrows(SchemaException.class, () -> rq().counters(noKey));
+                assertTrue(e.getMessage().contains("primary key")
+                        && e.getMessage().contains(d.ddl().addPrimaryKey(counters)), e.getMessage());
+            }
+        } finally {
+            dropByHand(d, noKey);
+        }
+        String nullable = newName();
+        Schema.Table proper = Schema.counters(CounterTable.of(nullable));
+        List<Schema.Column> columns = proper.columns().stream().map(c -> c.name().equals("counter_value")
+                ? new Schema.Column(c.name(), c.type(), c.length(), false, c.computed()) : c).toList();
+        assertTrue(createByHand(d, new Schema.Table(nullable, columns, proper.primaryKey(), proper.indexes(),
+                proper.checks())), "a table with a nullable column can be created");
+        try {
+            SchemaException e = assertThrows(SchemaException.class, () -> rq().counters(nullable));
+            assertTrue(e.getMessage().contains("counter_value") && e.getMessage().contains("NOT NULL"),
+                    e.getMessage());
+        } finally {
+            dropByHand(d, nullable);
+        }
+        String narrow = newName();
+        Schema.Table wide = Schema.counters(CounterTable.of(narrow));
+        List<Schema.Column> narrowed = wide.columns().stream().map(c -> c.name().equals("counter_key")
+                ? new Schema.Column(c.name(), Schema.Type.LABEL, 20, true, false) : c).toList();
+        assertTrue(createByHand(d, new Schema.Table(narrow, narrowed, wide.primaryKey(), wide.indexes(),
+                wide.checks())), "a table with a 20-character key column can be created");
+        try {
+            SchemaException e = assertThrows(SchemaException.class, () -> rq().counters(narrow));
+            assertTrue(e.getMessage().contains("column counter_key holds 20 characters"), e.getMessage());
+        } finally {
+            dropByHand(d, narrow);
+        }
+    }
+
+    private boolean createByHand(Dialect d, Schema.Table table) {
+        try {
+            for (String ddl : d.ddl().createTables(table)) {
+                env().execute(ddl);
+            }
+            return true;
+        } catch (IllegalStateException e) {
+            return false;
+        }
+    }
+
+    private void dropByHand(Dialect d, String table) {
+        try {
+            env().execute(d.ddl().dropTable(table));
+        } catch (IllegalStateException e) {
+            // not created
+        }
     }
 }
