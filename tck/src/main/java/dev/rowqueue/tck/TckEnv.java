@@ -60,7 +60,8 @@ public final class TckEnv {
      */
     public RowQueues.Builder builder() {
         // statement counts stay exact: activity is recorded only where a contract asks for it (JobContract)
-        RowQueues.Builder b = RowQueues.builder(faults).recordActivity(false).scheduler(false);
+        RowQueues.Builder b = RowQueues.builder(faults).recordActivity(false).scheduler(false)
+                .operationListener(Refusals.WATCH); // a refused statement fails a waiting rule at once
         target.dialect().ifPresent(b::dialect);
         target.dialectOptions().forEach(b::dialectOption);
         return b;
