@@ -15,6 +15,7 @@ import org.junit.jupiter.api.TestInstance;
 
 import java.sql.Connection;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -184,11 +185,16 @@ class PostgresWakeupTest {
         assertEquals(1, jobs.size(), "the waiter still got the job");
         assertEquals(id, jobs.get(0).id());
         eventually("the listener reconnected", () -> listeningBackends() == 1);
-        TimeUnit.MILLISECONDS.sleep(200);
-        long before = counting.executions();
-        assertEquals(List.of(), q.claim(1, Duration.ofMillis(1500)));
-        long claims = counting.executions() - before;
-        assertTrue(claims <= 2, "listening again, not polling: ran " + claims + " statements");
+        // the backend shows its LISTEN while it runs, before the listener thread has marked the channel listening (on
+        // a loaded machine, seen in CI: 3 statements, a poll before the mark): listening must resume within a few
+        // blocking claims, and a claim that polls all the time (10 or more statements each) never passes
+        List<Long> runs = new ArrayList<>();
+        while (runs.size() < 10 && (runs.isEmpty() || runs.get(runs.size() - 1) > 2)) {
+            long before = counting.executions();
+            assertEquals(List.of(), q.claim(1, Duration.ofMillis(1500)));
+            runs.add(counting.executions() - before);
+        }
+        assertTrue(runs.get(runs.size() - 1) <= 2, "listening again, not polling: statements per claim " + runs);
         CompletableFuture<List<Job>> next = waiting(q, WAIT);
         TimeUnit.MILLISECONDS.sleep(300);
         q.enqueue("after the reconnect");
