@@ -12,7 +12,8 @@ import java.util.Locale;
 /**
  * An H2 user of a test whose rights a DBA takes away and gives back, as a DBA would on a server: the user may read
  * and write every table of schema {@code PUBLIC}, then {@link #revoke(String)} takes the rights on a queue's tables
- * (the tables whose names contain the queue's name) and {@link #grant(String)} gives them back.
+ * (the tables whose names contain the queue's name; {@link #revokeWrites(String)} only the rights to change them)
+ * and {@link #grant(String)} gives them back.
  */
 public final class H2Grants {
     private final DataSource admin;
@@ -54,12 +55,26 @@ public final class H2Grants {
      * @throws SQLException if the database refuses
      */
     public void revoke(String nameContains) throws SQLException {
+        revoke(nameContains, "SELECT, INSERT, UPDATE, DELETE");
+    }
+
+    /**
+     * Takes the rights to change the tables, leaving the right to read them (counts work, claims do not).
+     *
+     * @param nameContains part of the tables' names
+     * @throws SQLException if the database refuses
+     */
+    public void revokeWrites(String nameContains) throws SQLException {
+        revoke(nameContains, "INSERT, UPDATE, DELETE");
+    }
+
+    private void revoke(String nameContains, String privileges) throws SQLException {
         List<String> tables = tables(nameContains);
         if (tables.isEmpty()) {
             throw new IllegalArgumentException("no table's name contains " + nameContains);
         }
         for (String t : tables) {
-            execute("REVOKE SELECT, INSERT, UPDATE, DELETE ON \"" + t + "\" FROM " + user);
+            execute("REVOKE " + privileges + " ON \"" + t + "\" FROM " + user);
         }
     }
 
