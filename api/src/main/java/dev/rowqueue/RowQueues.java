@@ -126,9 +126,9 @@ public interface RowQueues extends AutoCloseable {
 
     /**
      * Recurring jobs: schedules stored in the database that enqueue one job into a work queue at each slot. The first
-     * call creates the schedule tables if they are missing and, unless {@link Builder#scheduler(boolean)} turned it
-     * off, starts this instance's scheduler thread, which fires the due schedules of every node (one job per
-     * schedule and slot, whatever the number of schedulers). See {@link Schedules} and {@code docs/schedules.md}.
+     * call creates the schedule tables if they are missing; it starts no scheduler: this process fires due schedules
+     * only once {@link Schedules#startScheduler()} is called (one job per schedule and slot, whatever the number of
+     * schedulers). See {@link Schedules} and {@code docs/schedules.md}.
      *
      * @return the schedules of this database
      */
@@ -137,7 +137,7 @@ public interface RowQueues extends AutoCloseable {
     /**
      * The schedules of this database if its schedule tables exist, for tools that look and repair (the operator
      * console): this creates no table and does not start this instance's scheduler thread, even when
-     * {@link Builder#scheduler(boolean)} is on; only {@link #schedules()} starts it. Listing, {@code next}, pause,
+     * {@link Builder#scheduler(boolean)} is on; only {@link Schedules#startScheduler()} starts it. Listing, {@code next}, pause,
      * resume and trigger work through the handle returned. On a database without schedule tables it costs one probe
      * per call and returns empty.
      *
@@ -375,11 +375,11 @@ public interface RowQueues extends AutoCloseable {
         }
 
         /**
-         * Whether this instance fires due schedules (default {@code true}): its scheduler thread starts when
-         * {@link RowQueues#schedules()} is first called. With {@code false} it still defines, pauses and lists them,
-         * and other processes fire them.
+         * Whether this instance may fire due schedules (default {@code true}). Either way its scheduler thread runs
+         * only after {@code schedules().startScheduler()}; with {@code false} that call throws, so a tool or process
+         * that must never fire schedules can say so once. It still defines, pauses and lists them.
          *
-         * @param enabled whether to run the scheduler
+         * @param enabled whether {@link Schedules#startScheduler()} may start a scheduler in this instance
          * @return this builder
          */
         public Builder scheduler(boolean enabled) {

@@ -10,16 +10,18 @@ import java.util.Optional;
  *
  * <pre>{@code
  * rq.workQueue("reports").create();                         // the target queue must exist
- * Schedules schedules = rq.schedules();
+ * Schedules schedules = rq.schedules();                      // defines and lists; fires nothing yet
  * schedules.define("daily-report", "0 9 * * MON-FRI",
  *         ScheduleOptions.forQueue("reports").withZone("Europe/Berlin"));
  * schedules.define("sweep", Schedule.fixedDelay(Duration.ofMinutes(1)), ScheduleOptions.forQueue("reports"));
  * List<Instant> coming = schedules.next("daily-report", 5);
+ * schedules.startScheduler();                               // this process fires due schedules from now on
  * }</pre>
  *
- * <p>Every process whose {@code RowQueues} has the scheduler on (the default) fires due schedules once it has used
- * {@code schedules()}; there is exactly one job per (schedule, slot) however many do, which the database enforces with
- * a primary key. Slots are taken from the database's clock. See {@code docs/schedules.md}.
+ * <p>Defining, listing, pausing and deleting schedules fire nothing in this process: a process fires due schedules
+ * only after it called {@link #startScheduler()}. Every process that did fires the due schedules of the whole
+ * database; there is exactly one job per (schedule, slot) however many do, which the database enforces with a primary
+ * key. Slots are taken from the database's clock. See {@code docs/schedules.md}.
  *
  * <p>Names are 1 to {@value #MAX_NAME_LENGTH} characters of letters, digits, {@code _ . -}. Bad input (an invalid
  * cron expression, a zero or negative interval, an unknown zone) is refused with an {@link IllegalArgumentException}
@@ -29,6 +31,17 @@ public interface Schedules {
 
     /** The longest schedule name. */
     int MAX_NAME_LENGTH = 64;
+
+    /**
+     * Starts this process's scheduler thread, which fires the due schedules of the whole database (those other
+     * processes defined too) until the {@code RowQueues} closes; one statement per poll when nothing is due (see
+     * {@link RowQueues.Builder#schedulerPollInterval(java.time.Duration)}). Nothing else on this interface starts it:
+     * a process that only defines schedules fires none. Calling it again does nothing.
+     *
+     * @return this
+     * @throws IllegalStateException if the {@code RowQueues} was built with {@code scheduler(false)}, or is closed
+     */
+    Schedules startScheduler();
 
     /**
      * Defines a schedule, or does nothing if one of that name exists with the same definition.

@@ -27,6 +27,7 @@ class ScheduleExamplesTest {
             rq.schedules().define("nightly_mail", "0 2 * * *",         // cron, fixed rate or fixed delay, in a time zone
                     ScheduleOptions.forQueue("outgoing_mail").withZone("Europe/Berlin").withPayload("digest of {slot}"));
             List<Instant> slots = rq.schedules().next("nightly_mail", 3); // pause, resume, triggerNow, delete, list too
+            rq.schedules().startScheduler();                          // defining fires nothing: this starts firing in this process
             // ---
             assertEquals(3, slots.size());
             assertEquals(2, slots.get(0).atZone(java.time.ZoneId.of("Europe/Berlin")).getHour());
@@ -39,7 +40,7 @@ class ScheduleExamplesTest {
         // --- as in docs/schedules.md
         RowQueues rq = RowQueues.builder(dataSource).build();
         rq.workQueue("reports").create();                               // the target queue must exist
-        Schedules schedules = rq.schedules();                           // creates the tables, starts the scheduler thread
+        Schedules schedules = rq.schedules();                           // creates the tables; fires nothing yet
         schedules.define("daily-report", "0 9 * * MON-FRI",              // 09:00 Berlin time, Monday to Friday
                 ScheduleOptions.forQueue("reports").withZone("Europe/Berlin")
                         .withPayload("{\"report\":\"daily\",\"slot\":\"{slot}\"}")
@@ -49,6 +50,8 @@ class ScheduleExamplesTest {
         schedules.pause("daily-report"); schedules.resume("daily-report");
         long id = schedules.triggerNow("sweep");                        // one job now; the slots do not move
         schedules.list(); schedules.get("sweep"); schedules.delete("sweep");
+        schedules.startScheduler();                                     // from now on this process fires due schedules
+schedules.startScheduler();                                     // from now on this process fires due schedules
         // ---
         assertEquals(5, coming.size());
         assertTrue(id > 0);

@@ -54,7 +54,8 @@ public final class DefaultRowQueues implements RowQueues {
     /**
      * The scheduler's settings.
      *
-     * @param enabled      whether this instance fires due schedules once {@code schedules()} was used
+     * @param enabled      whether this instance may fire due schedules, once {@code schedules().startScheduler()} is
+     *                     called
      * @param pollInterval how often it looks for due schedules
      * @param listeners    told what it fired
      */
@@ -257,10 +258,7 @@ public final class DefaultRowQueues implements RowQueues {
         context.lifecycle().check();
         if (schedules == null) {
             schema.ensureSchedules();
-            schedules = newSchedules();
-        }
-        if (scheduling.enabled()) {
-            schedules.start(); // once: also after existingSchedules() made the handle without starting it
+            schedules = newSchedules(); // not started: only startScheduler() starts the scheduler thread
         }
         return schedules;
     }
@@ -272,7 +270,7 @@ public final class DefaultRowQueues implements RowQueues {
             if (!schema.schedulesExist()) {
                 return Optional.empty();
             }
-            schedules = newSchedules(); // not started: only schedules() starts the scheduler thread
+            schedules = newSchedules(); // not started: only startScheduler() starts the scheduler thread
         }
         return Optional.of(schedules);
     }
@@ -287,7 +285,7 @@ public final class DefaultRowQueues implements RowQueues {
             }
         };
         return new DefaultSchedules(context.dialect(), checked, schema, context.maxPayloadLength(),
-                scheduling.pollInterval(), scheduling.listeners());
+                scheduling.pollInterval(), scheduling.listeners(), scheduling.enabled());
     }
 
     @Override

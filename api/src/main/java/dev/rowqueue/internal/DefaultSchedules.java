@@ -10,6 +10,7 @@ import dev.rowqueue.ScheduleConflictException;
 import dev.rowqueue.ScheduleInfo;
 import dev.rowqueue.ScheduleListener;
 import dev.rowqueue.ScheduleOptions;
+import dev.rowqueue.RowQueues;
 import dev.rowqueue.Schedules;
 import dev.rowqueue.CronSchedule;
 import dev.rowqueue.spi.Dialect;
@@ -71,13 +72,15 @@ final class DefaultSchedules implements Schedules {
     private final Map<String, WorkStore> stores = new ConcurrentHashMap<>();
     private final Set<String> warnedUnreadable = ConcurrentHashMap.newKeySet();
     private final boolean nowIsParameter;
+    private final boolean schedulerAllowed;
     private final Object sleeper = new Object();
     private volatile boolean closed;
     private Thread thread;
 
     DefaultSchedules(Dialect dialect, Executor executor, SchemaManager schema, int maxPayloadLength,
-                     Duration pollInterval, List<ScheduleListener> listeners) {
+                     Duration pollInterval, List<ScheduleListener> listeners, boolean schedulerAllowed) {
         this.dialect = dialect;
+        this.schedulerAllowed = schedulerAllowed;
         this.executor = executor;
         this.schema = schema;
         this.maxPayloadLength = maxPayloadLength;
@@ -89,8 +92,21 @@ final class DefaultSchedules implements Schedules {
 
     // ---------------------------------------------------------------- the scheduler thread
 
+    @Override
+    public Schedules startScheduler() {
+        if (!schedulerAllowed) {
+            throw new IllegalStateException("this RowQueues was built with scheduler(false): it defines and lists"
+                    + " schedules but never fires them; build it with scheduler(true) (the default) to start one");
+        }
+        if (closed) {
+            throw new IllegalStateException("this RowQueues is closed");
+        }
+        start();
+        return this;
+    }
+
     /** Starts this instance's scheduler thread (once). */
-    synchronized void start() {
+    private synchronized void start() {
         if (thread != null || closed) {
             return;
         }
@@ -411,7 +427,10 @@ final class DefaultSchedules implements Schedules {
     private static String name(String name) {
         if (name == null || !NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("schedule name '" + (name == null ? "null" : Validation.printable(name))
-                    + "' must be 1 to " + MAX_NAME_LENGTH + " letters, digits, '_', '.' or '-'");
+                    + "' must be 1 to " + MAX_NAME_LENGTH + " letters, digits, '_', '.' or '-' (its case is kept:"
+                    + " 'Daily' and 'daily' are two schedules; queue names follow a stricter rule, as they become"
+                    + " table names: a letter, then letters, digits and '_', at most " + RowQueues.MAX_NAME_LENGTH
+                    + ", folded to lower case)");
         }
         return name;
     }

@@ -274,6 +274,9 @@ final class SchemaManager {
      * fails otherwise is made once more, and only a second failure (the database cannot be reached) is thrown.
      */
     private boolean tableExists(String table) {
+        if (catalogReady && unlisted(table)) {
+            return false; // no statement that fails: some drivers (MariaDB Connector/J) log each failure at WARN
+        }
         for (int attempt = 1; ; attempt++) {
             try {
                 select(table, "*", "look for table " + table);
@@ -287,6 +290,41 @@ final class SchemaManager {
                 log.debug("rowqueue: looking for table {} failed, looking once more: {}", table, e.toString());
             }
         }
+    }
+
+    /**
+     * Whether the driver's metadata positively says a table is not there: it lists the catalog table (which exists
+     * once {@link #ensureCatalog()} succeeded) in the connection's catalog and does not list this one. A driver whose
+     * metadata does not list the catalog table is not trusted to tell, and the table is then read instead.
+     *
+     * @param table a table
+     * @return {@code true} only when the metadata can be trusted and lists no such table
+     */
+    private boolean unlisted(String table) {
+        try {
+            return executor.run("look up table " + table, SqlOp.read(c -> {
+                DatabaseMetaData md = c.getMetaData();
+                String catalog = c.getCatalog();
+                return listed(md, catalog, Dialect.CATALOG_TABLE) && !listed(md, catalog, table);
+            }));
+        } catch (RuntimeException e) {
+            log.debug("rowqueue: cannot look up table {}: {}", table, e.getMessage());
+            return false;
+        }
+    }
+
+    /** Whether the metadata lists a table of that name (in the stored case), in the catalog given (null: any). */
+    private static boolean listed(DatabaseMetaData md, String catalog, String table) throws SQLException {
+        String stored = md.storesUpperCaseIdentifiers() ? table.toUpperCase(Locale.ROOT)
+                : md.storesLowerCaseIdentifiers() ? table.toLowerCase(Locale.ROOT) : table;
+        try (ResultSet rs = md.getTables(catalog, null, stored, null)) {
+            while (rs.next()) {
+                if (table.equalsIgnoreCase(rs.getString("TABLE_NAME"))) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /**
@@ -563,13 +601,15 @@ final class SchemaManager {
         try {
             return executor.run("look up " + name, SqlOp.read(c -> {
                 DatabaseMetaData md = c.getMetaData();
-                for (String t : table ? List.of(name) : tables) {
+                if (table) {
+                    return listed(md, null, name);
+                }
+                for (String t : tables) {
                     String stored = md.storesUpperCaseIdentifiers() ? t.toUpperCase(Locale.ROOT)
                             : md.storesLowerCaseIdentifiers() ? t.toLowerCase(Locale.ROOT) : t;
-                    try (ResultSet rs = table ? md.getTables(null, null, stored, null)
-                            : md.getIndexInfo(null, null, stored, false, true)) {
+                    try (ResultSet rs = md.getIndexInfo(null, null, stored, false, true)) {
                         while (rs.next()) {
-                            if (name.equalsIgnoreCase(rs.getString(table ? "TABLE_NAME" : "INDEX_NAME"))) {
+                            if (name.equalsIgnoreCase(rs.getString("INDEX_NAME"))) {
                                 return true;
                             }
                         }

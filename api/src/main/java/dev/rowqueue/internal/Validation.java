@@ -31,6 +31,13 @@ public final class Validation {
     private static final Set<String> RESERVED = loadReserved();
     /** The largest batch of one claim or rotate: Oracle's limit on an IN list. */
     public static final int MAX_BATCH = 1000;
+    /**
+     * Ends a refused queue name's message: the rule differs from the schedule names' (docs/schedules.md), which a
+     * user who named a schedule's queue like the schedule meets here.
+     */
+    static final String QUEUE_NOT_SCHEDULE = " (a queue name becomes part of table names, so it is stricter than a"
+            + " schedule name, which may have up to " + dev.rowqueue.Schedules.MAX_NAME_LENGTH
+            + " letters, digits, '_', '.' and '-' and keeps its case; queue names are folded to lower case)";
 
     private Validation() {
     }
@@ -67,11 +74,13 @@ public final class Validation {
         }
         if (!NAME.matcher(name).matches()) {
             throw new InvalidNameException("queue name '" + printable(name)
-                    + "' must start with a letter and contain only letters, digits and '_' ([A-Za-z][A-Za-z0-9_]*)");
+                    + "' must start with a letter and contain only letters, digits and '_' ([A-Za-z][A-Za-z0-9_]*)"
+                    + QUEUE_NOT_SCHEDULE);
         }
         if (name.length() > RowQueues.MAX_NAME_LENGTH) {
             throw new InvalidNameException("queue name '" + name + "' has " + name.length() + " characters; at most "
-                    + RowQueues.MAX_NAME_LENGTH + " fit every supported database with rowqueue's table suffixes");
+                    + RowQueues.MAX_NAME_LENGTH + " fit every supported database with rowqueue's table suffixes"
+                    + QUEUE_NOT_SCHEDULE);
         }
         String lower = name.toLowerCase(Locale.ROOT);
         if (RESERVED.contains(lower)) {

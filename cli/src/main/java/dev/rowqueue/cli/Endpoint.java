@@ -128,8 +128,25 @@ public record Endpoint(String url, String user, String password, String dialect,
                         e);
             }
             throw new CliException(ExitCode.DATABASE, "cannot connect to " + displayUrl() + ": " + e.getMessage()
-                    + (e.getSQLState() == null ? "" : " (SQLState " + e.getSQLState() + ")"), e);
+                    + (e.getSQLState() == null ? "" : " (SQLState " + e.getSQLState() + ")") + h2UserHint(e), e);
         }
+    }
+
+    /**
+     * H2 makes the user who creates a database its administrator and refuses any other name with the same error as a
+     * wrong password, so a file created by an application with one user and opened here with another looks like a
+     * bad password.
+     *
+     * @param e the refused connection
+     * @return a sentence saying so for an H2 URL the database refused the credentials of, otherwise nothing
+     */
+    private String h2UserHint(SQLException e) {
+        if (!url.startsWith("jdbc:h2:") || !authenticationFailure(e)) {
+            return "";
+        }
+        return ". H2 accepts only users the database knows, and a new database knows only the user that created it:"
+                + " if it was created with another user than " + (user == null || user.isEmpty() ? "the empty one"
+                : "'" + user + "'") + ", give that user with --user (rowqueue's docs use sa)";
     }
 
     private boolean hasDriver() {

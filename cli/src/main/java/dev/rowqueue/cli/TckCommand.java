@@ -22,6 +22,10 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import javax.sql.DataSource;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -102,18 +106,20 @@ final class TckCommand extends BaseCommand {
         Thread onSignal = new Thread(() -> report.writeUnfinished(
                 "not finished: the run was stopped by a signal (SIGINT or SIGTERM)"), "rowqueue-tck-report-on-exit");
         Runtime.getRuntime().addShutdownHook(onSignal);
-        try {
+        Path log = out.toAbsolutePath().resolve(LOG);
+        try (PrintStream logged = logFile(log)) {
             LauncherDiscoveryRequest request = request()
                     .selectors(selectClass(ConfiguredTck.class))
                     .configurationParameter(TckReportListener.REPORT_DIR, out.toAbsolutePath().toString())
                     .configurationParameter(TckReportListener.QUIET, "true")
+                    .configurationParameter(TckReportListener.LOG, LOG)
                     .build();
             // the report listener is this command's own, so that it can write the report before the run ends
             Launcher launcher = LauncherFactory.create(LauncherConfig.builder()
                     .enableTestExecutionListenerAutoRegistration(false)
                     .addTestExecutionListeners(report).build());
             try (Terminal.ProgressBar bar = t.progress("TCK", 0)) {
-                runWithin(() -> launcher.execute(request, new Progress(bar)), report);
+                runLogged(logged, () -> runWithin(() -> launcher.execute(request, new Progress(bar)), report));
             }
         } finally {
             kitPool.close(); // the kit closes it at its end; not when it never started
@@ -130,8 +136,46 @@ final class TckCommand extends BaseCommand {
         String verdict = result.verdict();
         t.println(t.verdict(verdict) + summary.substring(Math.min(summary.length(), verdict.length())));
         result.rootCauses().forEach(line -> t.println("  " + line));
-        t.println("Report: " + result.html() + "\n        " + result.markdown() + "\n        " + result.json());
+        t.println("Report: " + result.html() + "\n        " + result.markdown() + "\n        " + result.json()
+                + "\nLog:    " + log + " (what was logged during the run, expected warnings of the fault rules"
+                + " included)");
         return result.passed() ? ExitCode.OK : ExitCode.FAILED;
+    }
+
+    /** The file, next to the report, that takes what is logged and printed while the contracts run. */
+    static final String LOG = "ConfiguredTck.log";
+
+    /**
+     * @param log the log file
+     * @return a stream writing to it
+     * @throws CliException with {@link ExitCode#FAILED} if it cannot be created
+     */
+    private static PrintStream logFile(Path log) {
+        try {
+            Files.createDirectories(log.getParent());
+            return new PrintStream(Files.newOutputStream(log), true, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new CliException(ExitCode.FAILED, "cannot write the kit's log " + log + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Runs the kit with {@code System.out} and {@code System.err} sent to the log: the warnings the fault rules
+     * provoke on purpose (leases lost, claims of unknown outcome given back, connections killed) and the rules' own
+     * figures go there, not between the progress bar and the verdict; SLF4J's simple logger writes to whatever
+     * {@code System.err} is at the time. The console keeps the verdict and, when rules fail, their root causes.
+     */
+    private static void runLogged(PrintStream log, Runnable kit) {
+        PrintStream out = System.out;
+        PrintStream err = System.err;
+        System.setOut(log);
+        System.setErr(log);
+        try {
+            kit.run();
+        } finally {
+            System.setOut(out);
+            System.setErr(err);
+        }
     }
 
     /**

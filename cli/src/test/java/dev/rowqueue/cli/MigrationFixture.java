@@ -103,7 +103,7 @@ final class MigrationFixture {
         s.pause(scheduleNames().get(0)); // revision 4
         try (RowQueues firing = RowQueues.builder(src.dataSource()).createSchema(false)
                 .schedulerPollInterval(Duration.ofMillis(20)).build()) {
-            Schedules f = firing.schedules();
+            Schedules f = firing.schedules().startScheduler();
             f.define(scheduleNames().get(1), Schedule.every(Duration.ofMillis(50)),
                     ScheduleOptions.forQueue(sched).withKey("rate").withMissed(MissedSlots.SKIP));
             f.define(scheduleNames().get(2), Schedule.fixedDelay(Duration.ofMillis(10)), ScheduleOptions.forQueue(sched));

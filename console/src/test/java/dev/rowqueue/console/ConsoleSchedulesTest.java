@@ -259,13 +259,15 @@ class ConsoleSchedulesTest {
     }
 
     @Test
-    void existing_schedules_starts_no_scheduler_and_schedules_still_does_afterwards() {
+    void existing_schedules_starts_no_scheduler_and_start_scheduler_still_does_afterwards() {
         assertFalse(schedulerRunning());
         Schedules seen = f.rq.existingSchedules().orElseThrow(); // the fixture's instance has its scheduler on
         assertEquals(List.of("nightly-report", "sweep"), seen.list().stream().map(ScheduleInfo::name).toList());
         assertFalse(schedulerRunning(), "existingSchedules() starts no scheduler");
         f.rq.schedules();
-        assertTrue(schedulerRunning(), "schedules() does, as before");
+        assertFalse(schedulerRunning(), "schedules() starts none either");
+        f.rq.schedules().startScheduler();
+        assertTrue(schedulerRunning(), "startScheduler() does");
     }
 
     private static ConsoleRequest get(String path) {

@@ -40,7 +40,7 @@ class PostgresScheduleBenchTest {
                     s.define("idle-" + i, "@yearly", ScheduleOptions.forQueue("idle_jobs"));
                 }
                 try (RowQueues node = RowQueues.builder(counted).build()) {
-                    node.schedules();
+                    node.schedules().startScheduler();
                     Thread.sleep(1500);
                     long before = counted.executions();
                     long t0 = System.nanoTime();
@@ -61,8 +61,8 @@ class PostgresScheduleBenchTest {
                     }
                     try (RowQueues a = RowQueues.builder(pool).schedulerPollInterval(poll).build();
                          RowQueues b = RowQueues.builder(pool).schedulerPollInterval(poll).build()) {
-                        a.schedules();
-                        b.schedules();
+                        a.schedules().startScheduler();
+                        b.schedules().startScheduler();
                         Thread.sleep(20_000);
                     }
                     List<Long> lags = new ArrayList<>();

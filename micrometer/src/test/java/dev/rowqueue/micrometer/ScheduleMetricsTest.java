@@ -26,7 +26,7 @@ class ScheduleMetricsTest {
             Thread.sleep(700); // slots go by with no scheduler: missed
             try (RowQueues rq = RowQueues.builder(ds).schedulerPollInterval(Duration.ofMillis(20))
                     .scheduleListener(metrics).build()) {
-                rq.schedules();
+                rq.schedules().startScheduler();
                 long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
                 while (count(registry, "fired") + count(registry, "late") < 5 && System.nanoTime() < deadline) {
                     Thread.sleep(20);

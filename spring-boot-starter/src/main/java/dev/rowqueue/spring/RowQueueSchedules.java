@@ -68,7 +68,7 @@ public class RowQueueSchedules implements SmartInitializingSingleton {
         if (all.isEmpty() && !Boolean.TRUE.equals(enabled)) {
             return;
         }
-        Schedules schedules = queues.rowQueues().schedules(); // starts the scheduler unless rowqueue.scheduler.enabled=false
+        Schedules schedules = queues.rowQueues().schedules(); // defines and lists: fires nothing by itself
         for (ScheduleDefinition d : all) {
             queues.workQueue(d.options().queue()).create(); // a schedule needs its queue; only producers create
             if (d.replace()) {
@@ -78,6 +78,9 @@ public class RowQueueSchedules implements SmartInitializingSingleton {
             }
         }
         defined = all;
+        if (!Boolean.FALSE.equals(enabled)) {
+            schedules.startScheduler(); // after the definitions: this node fires them (and every other node's)
+        }
     }
 
     /** @return what was defined at startup */

@@ -95,7 +95,7 @@ public abstract class ScheduleContract extends Contract {
     private RowQueues scheduler(RowQueues.Builder builder, Duration poll) {
         RowQueues node = builder.scheduler(true).schedulerPollInterval(poll).build();
         started.add(node);
-        node.schedules();
+        node.schedules().startScheduler();
         return node;
     }
 

@@ -49,6 +49,11 @@ public final class TckReportListener implements TestExecutionListener {
     public static final String REPORT_DIR = "rowqueue.tck.reportDir";
     /** Configuration parameter: {@code true} leaves printing the summary line to the program that ran the kit. */
     public static final String QUIET = "rowqueue.tck.quiet";
+    /**
+     * Configuration parameter: the file, in the report directory, where the program that ran the kit put what was
+     * logged during the run (the fault rules' expected warnings among it); the reports name it.
+     */
+    public static final String LOG = "rowqueue.tck.log";
 
     /** Status of one contract. */
     public enum Status {
@@ -297,7 +302,8 @@ public final class TckReportListener implements TestExecutionListener {
         try {
             Files.createDirectories(dir);
             for (Map.Entry<String, List<TestIdentifier>> e : byTarget.entrySet()) {
-                Report report = report(e.getKey(), e.getValue(), notFinished);
+                Report report = report(e.getKey(), e.getValue(), notFinished,
+                        testPlan.getConfigurationParameters().get(LOG).orElse(null));
                 String file = simpleName(e.getKey());
                 Path md = dir.resolve(file + ".md");
                 Path json = dir.resolve(file + ".json");
@@ -363,7 +369,7 @@ public final class TckReportListener implements TestExecutionListener {
         return Optional.ofNullable(found);
     }
 
-    private Report report(String className, List<TestIdentifier> tests, String notFinished) {
+    private Report report(String className, List<TestIdentifier> tests, String notFinished, String log) {
         List<Outcome> list = new ArrayList<>();
         for (TestIdentifier id : tests) {
             Outcome o = outcomes.get(id.getUniqueId());
@@ -374,7 +380,7 @@ public final class TckReportListener implements TestExecutionListener {
             }
             list.add(o);
         }
-        return new Report(simpleName(className), TARGETS.get(className), list, Instant.now());
+        return new Report(simpleName(className), TARGETS.get(className), list, Instant.now(), log);
     }
 
     /**
@@ -384,8 +390,18 @@ public final class TckReportListener implements TestExecutionListener {
      * @param target    what the class said about its database, or {@code null} if it never started
      * @param outcomes  every contract's outcome
      * @param runAt     when the report was made
+     * @param log       the file next to the report holding what was logged during the run, or {@code null}
      */
-    record Report(String className, Target target, List<Outcome> outcomes, Instant runAt) {
+    record Report(String className, Target target, List<Outcome> outcomes, Instant runAt, String log) {
+
+        /** A report of a run whose log went wherever the build tool sends it. */
+        Report(String className, Target target, List<Outcome> outcomes, Instant runAt) {
+            this(className, target, outcomes, runAt, null);
+        }
+
+        /** What the row naming the log says about it. */
+        private static final String LOG_NOTE = "what the rules, rowqueue and the driver logged during the run, such"
+                + " as the warnings the fault rules provoke on purpose";
 
         /** How many of the rules an error failed are named before "+N more". */
         static final int RULES_SHOWN = 3;
@@ -502,7 +518,11 @@ public final class TckReportListener implements TestExecutionListener {
             } else {
                 b.append("| Database | not started: ").append(reason()).append(" |\n");
             }
-            b.append("| Run at | ").append(runAt).append(" |\n\n");
+            b.append("| Run at | ").append(runAt).append(" |\n");
+            if (log != null) {
+                b.append("| Log | [").append(log).append("](").append(log).append("): ").append(LOG_NOTE).append(" |\n");
+            }
+            b.append('\n');
             List<RootCause> causes = rootCauses();
             if (!causes.isEmpty()) {
                 b.append("## ").append(rootCauseHeading(causes)).append("\n\n")
@@ -581,6 +601,10 @@ public final class TckReportListener implements TestExecutionListener {
                 row(b, "Database", "not started: " + reason());
             }
             row(b, "Run at", runAt.toString());
+            if (log != null) {
+                b.append("<tr><th>Log</th><td><a href=\"").append(h(log)).append("\">").append(h(log)).append("</a>: ")
+                        .append(h(LOG_NOTE)).append("</td></tr>\n");
+            }
             b.append("</table>\n");
             List<RootCause> causes = rootCauses();
             if (!causes.isEmpty()) {
@@ -647,6 +671,9 @@ public final class TckReportListener implements TestExecutionListener {
                 }
             }
             b.append("  \"runAt\": ").append(q(runAt.toString())).append(",\n");
+            if (log != null) {
+                b.append("  \"log\": ").append(q(log)).append(",\n");
+            }
             b.append("  \"counts\": {");
             StringBuilder counts = new StringBuilder();
             for (Status s : Status.values()) {

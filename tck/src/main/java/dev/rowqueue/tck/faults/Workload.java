@@ -221,6 +221,7 @@ public final class Workload implements AutoCloseable {
                 schedulers.add(rq);
                 rq.schedules().define(prefix + "_tick", Schedule.every(Duration.ofSeconds(1)),
                         ScheduleOptions.forQueue(ticks()).withPayload("{slot}"));
+                rq.schedules().startScheduler();
             }
         }
         producers.forEach(Thread::start);

@@ -26,7 +26,10 @@ public class OrderService {
 
     OrderService(JdbcTemplate jdbc, ConfiguredQueues queues, ExampleProperties properties) {
         this.jdbc = jdbc;
-        this.receipts = queues.workQueue("receipts"); // options from rowqueue.work-queues.receipts.*
+        // options from rowqueue.work-queues.receipts.*; the producer creates its queue before the worker's first claim
+        // (which would otherwise find no queue and say so) and outside any transaction (its DDL has a connection of
+        // its own)
+        this.receipts = queues.workQueue("receipts").create();
         this.properties = properties;
     }
 
