@@ -51,6 +51,18 @@ public interface Worker extends AutoCloseable {
     int running();
 
     /**
+     * A permanent failure: the database refuses the statement the worker claims with (a syntax error or a missing
+     * privilege), so the worker cannot work until the database changes. Health checks report it as DOWN. The worker
+     * logged it once at ERROR, tries again at its longest backoff, and clears it when a claim runs again (a DBA
+     * granted the privilege).
+     *
+     * @return the refusal while it lasts, or empty
+     */
+    default java.util.Optional<StatementRefusedException> refused() {
+        return java.util.Optional.empty();
+    }
+
+    /**
      * Stops the worker: no more claims, prefetched jobs given back, running handlers awaited up to {@code drain},
      * then interrupted, acks and nacks flushed.
      *

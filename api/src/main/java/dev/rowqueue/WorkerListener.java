@@ -77,6 +77,15 @@ public interface WorkerListener {
     default void databaseError(RuntimeException error, int consecutive) {
     }
 
+    /**
+     * Called when a claim works again after {@link #databaseError} failures: the outage, or the refusal of a
+     * {@link StatementRefusedException}, is over.
+     *
+     * @param failures how many claims failed in a row before this one
+     */
+    default void databaseRecovered(int failures) {
+    }
+
     /** @param jobs how many running jobs one heartbeat extended (one statement for all of them) */
     default void heartbeat(int jobs) {
     }

@@ -3,6 +3,7 @@ package dev.rowqueue.internal;
 import dev.rowqueue.Handoff;
 import dev.rowqueue.Job;
 import dev.rowqueue.JobHandler;
+import dev.rowqueue.StatementRefusedException;
 import dev.rowqueue.Worker;
 import dev.rowqueue.WorkerListener;
 import dev.rowqueue.WorkerOptions;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -60,6 +62,8 @@ final class DefaultWorker implements Worker {
     private final Map<Long, RunningJob> running = new ConcurrentHashMap<>();
     private final AtomicInteger threadNumber = new AtomicInteger();
     private Thread dispatcher;
+    /** The refusal of the last claim while claims are refused, else null; written by the dispatcher only. */
+    private volatile StatementRefusedException refused;
 
     DefaultWorker(DefaultWorkQueue queue, JobHandler handler, WorkerOptions options, Duration lease, Duration poll,
                   WakeupSource wakeups) {
@@ -175,8 +179,16 @@ final class DefaultWorker implements Worker {
                 }
                 prefetch.claimTook(System.nanoTime() - t0);
                 if (failures > 0) {
-                    log.info("rowqueue: worker of {} reaches the database again after {} failures", queue.name(),
-                            failures);
+                    StatementRefusedException was = refused;
+                    refused = null;
+                    if (was != null) {
+                        log.warn("rowqueue: worker of {}: the database runs its {} again after {} refusals",
+                                queue.name(), was.operation(), failures);
+                    } else {
+                        log.info("rowqueue: worker of {} reaches the database again after {} failures", queue.name(),
+                                failures);
+                    }
+                    listener.databaseRecovered(failures);
                     failures = 0;
                 }
                 if (!claimed.isEmpty()) {
@@ -208,18 +220,47 @@ final class DefaultWorker implements Worker {
                     break;
                 }
                 failures++;
+                StatementRefusedException refusal = refusal(e);
+                boolean firstRefusal = refusal != null && refused == null;
+                refused = refusal;
                 listener.databaseError(e, failures);
-                if (failures == 1) {
+                if (firstRefusal) {
+                    log.error("rowqueue: worker of {} cannot work: the database refuses the statement of its {} ({});"
+                            + " it fails the same way until the database or its grants change. The worker tries"
+                            + " again every {} ms and says when it runs; logged once", queue.name(),
+                            refusal.operation(), e.getMessage(), backoffCap());
+                } else if (failures == 1) {
                     log.warn("rowqueue: worker of {} cannot claim ({}); retrying with backoff, logged once per"
                             + " outage", queue.name(), e.toString());
                 } else {
                     log.debug("rowqueue: worker of {}: claim failure {}: {}", queue.name(), failures, e.toString());
                 }
-                // never longer than a lease: once the database answers again, a claim follows within a lease
-                long cap = Math.min(MAX_BACKOFF_MS, Math.max(FIRST_PAUSE_MS, queue.options().leaseDuration().toMillis()));
-                lifecycle.await(jitter(Math.min(cap, FIRST_PAUSE_MS << Math.min(failures, 20))), lifecycle.changes());
+                // a refused statement is tried again at the longest pause at once: it does not heal in milliseconds
+                long pauseMs = refusal != null ? backoffCap()
+                        : Math.min(backoffCap(), FIRST_PAUSE_MS << Math.min(failures, 20));
+                lifecycle.await(jitter(pauseMs), lifecycle.changes());
             }
         }
+    }
+
+    /** Never longer than a lease: once the database answers again, a claim follows within a lease. */
+    private long backoffCap() {
+        return Math.min(MAX_BACKOFF_MS, Math.max(FIRST_PAUSE_MS, queue.options().leaseDuration().toMillis()));
+    }
+
+    /** @return the refusal along the cause chain of a claim's failure, or {@code null} */
+    private static StatementRefusedException refusal(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof StatementRefusedException r) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public Optional<StatementRefusedException> refused() {
+        return Optional.ofNullable(refused);
     }
 
     private static long jitter(long ms) {

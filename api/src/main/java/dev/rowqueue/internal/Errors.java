@@ -2,6 +2,7 @@ package dev.rowqueue.internal;
 
 import dev.rowqueue.RowQueueException;
 import dev.rowqueue.SchemaException;
+import dev.rowqueue.StatementRefusedException;
 import dev.rowqueue.TransientRowQueueException;
 import dev.rowqueue.UnknownCommitOutcomeException;
 import dev.rowqueue.spi.Dialect;
@@ -49,6 +50,11 @@ final class Errors {
         if (kind == SqlErrorKind.UNDEFINED_TABLE) {
             return new SchemaException(what + " failed: a table is missing (" + detail
                     + "); was it dropped outside rowqueue?", e);
+        }
+        if (kind == SqlErrorKind.REFUSED) {
+            return new StatementRefusedException(what, what + " failed: the database refuses the statement (a syntax"
+                    + " error or a missing privilege); it fails the same way until the database or its grants"
+                    + " change. " + detail, e);
         }
         return new RowQueueException(what + " failed: " + detail, e);
     }

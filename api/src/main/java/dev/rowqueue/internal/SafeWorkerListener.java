@@ -66,6 +66,11 @@ record SafeWorkerListener(WorkerListener l) implements WorkerListener {
     }
 
     @Override
+    public void databaseRecovered(int failures) {
+        safely(() -> l.databaseRecovered(failures));
+    }
+
+    @Override
     public void heartbeat(int jobs) {
         safely(() -> l.heartbeat(jobs));
     }

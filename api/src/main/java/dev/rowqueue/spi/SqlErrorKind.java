@@ -24,6 +24,13 @@ public enum SqlErrorKind {
      * so retries would only hammer it; the data source must point at the primary.
      */
     READ_ONLY,
+    /**
+     * The database refuses to run the statement as written or for this user: a syntax error or access rule violation
+     * (SQLState class {@code 42}, other than {@link #UNDEFINED_TABLE} and {@link #ALREADY_EXISTS}), invalid
+     * authorization (class {@code 28}), or a dialect's vendor code for one of them. Permanent: it fails the same way
+     * until the database changes (a grant, a setting put back), so it is not retried; a worker reports it at once.
+     */
+    REFUSED,
     /** Anything else: not retried. */
     OTHER;
 

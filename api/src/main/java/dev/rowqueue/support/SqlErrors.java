@@ -3,6 +3,8 @@ package dev.rowqueue.support;
 import dev.rowqueue.spi.SqlErrorKind;
 
 import java.sql.SQLException;
+import java.sql.SQLInvalidAuthorizationSpecException;
+import java.sql.SQLSyntaxErrorException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTimeoutException;
@@ -89,6 +91,11 @@ public class SqlErrors {
         }
         if (e instanceof SQLTimeoutException) {
             return SqlErrorKind.LOCK_TIMEOUT;
+        }
+        // syntax error or access rule violation, invalid authorization: the same statement fails again
+        if (state.startsWith("42") || state.startsWith("28") || e instanceof SQLSyntaxErrorException
+                || e instanceof SQLInvalidAuthorizationSpecException) {
+            return SqlErrorKind.REFUSED;
         }
         return SqlErrorKind.OTHER;
     }

@@ -35,4 +35,18 @@ class SqlErrorsTest {
         assertEquals(SqlErrorKind.ROLLED_BACK, errors.classify(new SQLException("conflict", "40001", 9)));
         assertEquals("40001", errors.sqlState(new SQLException("conflict", "40001", 9)));
     }
+
+    @Test
+    void syntax_and_privilege_errors_are_refusals_by_their_sqlstate_class_but_missing_and_existing_tables_are_not() {
+        assertEquals(SqlErrorKind.REFUSED, SqlErrors.STANDARD.classify(new SQLException("permission denied", "42501")));
+        assertEquals(SqlErrorKind.REFUSED, SqlErrors.STANDARD.classify(new SQLException("syntax error", "42601")));
+        assertEquals(SqlErrorKind.REFUSED, SqlErrors.STANDARD.classify(new SQLException("bad password", "28000")));
+        assertEquals(SqlErrorKind.REFUSED, SqlErrors.STANDARD.classify(new java.sql.SQLSyntaxErrorException("no")));
+        assertEquals(SqlErrorKind.UNDEFINED_TABLE, SqlErrors.STANDARD.classify(new SQLException("gone", "42P01")));
+        assertEquals(SqlErrorKind.ALREADY_EXISTS, SqlErrors.STANDARD.classify(new SQLException("there", "42S01")));
+        assertEquals(SqlErrorKind.OTHER, SqlErrors.STANDARD.classify(new SQLException("division by zero", "22012")));
+        // a vendor code rule decides before the SQLState class
+        SqlErrors vendor = SqlErrors.byVendorCode().kind(1146, SqlErrorKind.UNDEFINED_TABLE).build();
+        assertEquals(SqlErrorKind.UNDEFINED_TABLE, vendor.classify(new SQLException("no table", "42000", 1146)));
+    }
 }

@@ -16,8 +16,11 @@ import java.sql.DriverPropertyInfo;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -64,7 +67,17 @@ public final class DriverJars {
         }
         URLClassLoader loader = new URLClassLoader(urls.toArray(new URL[0]), parent);
         int found = 0;
-        for (Driver driver : ServiceLoader.load(Driver.class, loader)) {
+        Iterator<Driver> drivers = ServiceLoader.load(Driver.class, loader).iterator();
+        while (true) {
+            Driver driver;
+            try {
+                if (!drivers.hasNext()) {
+                    break;
+                }
+                driver = drivers.next();
+            } catch (ServiceConfigurationError | LinkageError e) {
+                throw cannotLoad(paths, e);
+            }
             if (driver.getClass().getClassLoader() == loader) {
                 register(driver);
                 found++;
@@ -74,6 +87,71 @@ public final class DriverJars {
             log.warn("rowqueue: no JDBC driver declared in META-INF/services/java.sql.Driver of {}", paths);
         }
         return loader;
+    }
+
+    /**
+     * A driver declared in the jars that cannot be loaded, most often because a class it needs is in a jar that was
+     * not given (Derby's derbyclient.jar needs derbyshared.jar).
+     *
+     * @param paths what was given
+     * @param e     what loading the driver threw
+     * @return the error, with {@link ExitCode#DATABASE}, naming the missing class and where it usually comes from
+     */
+    static CliException cannotLoad(List<Path> paths, Throwable e) {
+        String missing = missingClass(e);
+        StringBuilder m = new StringBuilder("cannot load the JDBC driver in ").append(paths).append(": ");
+        m.append(firstLine(e.getMessage() == null ? e.toString() : e.getMessage()));
+        if (missing != null) {
+            m.append("; it needs the class ").append(missing).append(", which none of the given jars holds");
+            String jar = usualJar(missing);
+            m.append(jar != null ? " (it usually comes in " + jar + ")"
+                    : " (add the jar that holds package " + packageOf(missing) + ")");
+            m.append(": add that jar with another --driver-jar, or give the directory holding the driver's jars");
+        }
+        return new CliException(ExitCode.DATABASE, m.toString(), e);
+    }
+
+    /** @return the binary name of the class whose absence made loading fail, along the cause chain, or null */
+    static String missingClass(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof ClassNotFoundException && t.getMessage() != null) {
+                return t.getMessage().strip();
+            }
+            if (t instanceof NoClassDefFoundError && t.getMessage() != null) {
+                String name = t.getMessage().strip();
+                if (name.startsWith("Could not initialize class ")) {
+                    continue;
+                }
+                return name.replace('/', '.');
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Jars known to split a driver's classes, by package prefix: a hint, the one place such names are written.
+     * A class of another package is named with its package instead.
+     */
+    private static final Map<String, String> USUAL_JARS = Map.of(
+            "org.apache.derby.shared.", "derbyshared.jar (Maven: org.apache.derby:derbyshared)",
+            "org.apache.derby.client.", "derbyclient.jar (Maven: org.apache.derby:derbyclient)",
+            "org.apache.derby.tools.", "derbytools.jar (Maven: org.apache.derby:derbytools)",
+            "oracle.i18n.", "orai18n.jar (Maven: com.oracle.database.nls:orai18n)");
+
+    /** @return the hint of {@link #USUAL_JARS} for a class, or {@code null} */
+    static String usualJar(String className) {
+        return USUAL_JARS.entrySet().stream().filter(e -> className.startsWith(e.getKey()))
+                .map(Map.Entry::getValue).findFirst().orElse(null);
+    }
+
+    private static String packageOf(String className) {
+        int dot = className.lastIndexOf('.');
+        return dot < 0 ? "(default)" : className.substring(0, dot);
+    }
+
+    private static String firstLine(String s) {
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
     }
 
     private static List<Path> jars(Path p) {

@@ -122,4 +122,22 @@ class DriverJarTest {
         assertEquals(ExitCode.USAGE, missing.code(), missing::toString);
         assertTrue(missing.err().contains("driver jar not found"), missing.err());
     }
+
+    /**
+     * Derby's network client without derbyshared.jar, which holds classes its driver needs to load: exit 3 naming the
+     * missing class and the jar that usually holds it, not an uncaught ServiceConfigurationError with exit 1. The jar
+     * is Maven Central's, copied to target/driver-jars/ by the build.
+     */
+    @Test
+    void a_driver_that_cannot_load_is_exit_3_with_the_missing_class_and_its_jar() {
+        Path client = Path.of("target/driver-jars/derbyclient.jar");
+        assertTrue(Files.isRegularFile(client), "the build copies derbyclient.jar to " + client.toAbsolutePath());
+        Cli.Result r = Cli.run("queues", "--url", "jdbc:derby://localhost:1527/nowhere", "--driver-jar",
+                client.toString());
+        assertEquals(ExitCode.DATABASE, r.code(), r::toString);
+        assertTrue(r.err().contains("cannot load the JDBC driver in [" + client + "]"), r.err());
+        assertTrue(r.err().contains("it needs the class org.apache.derby.shared."), r.err());
+        assertTrue(r.err().contains("derbyshared.jar"), r.err());
+        assertFalse(r.err().contains("unexpected"), r.err());
+    }
 }

@@ -187,8 +187,8 @@ class Db2DialectTest {
         assertEquals(SqlErrorKind.NUMERIC_OVERFLOW, kind(-413, "22003"));
         assertEquals(SqlErrorKind.CONNECTION, kind(-4499, "08001"));
         assertEquals(SqlErrorKind.CONNECTION, kind(-30081, "08001"));
-        assertEquals(SqlErrorKind.OTHER, kind(-206, "42703"), "undefined column (a foreign table) is not retried");
-        assertEquals(SqlErrorKind.OTHER, kind(-104, "42601"));
+        assertEquals(SqlErrorKind.REFUSED, kind(-206, "42703"), "undefined column (a foreign table) is not retried");
+        assertEquals(SqlErrorKind.REFUSED, kind(-104, "42601"));
     }
 
     @Test

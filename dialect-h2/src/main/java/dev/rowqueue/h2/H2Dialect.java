@@ -53,7 +53,9 @@ public class H2Dialect extends Dialect {
             .kind(42102, SqlErrorKind.UNDEFINED_TABLE).kind(42103, SqlErrorKind.UNDEFINED_TABLE)
             .kind(42104, SqlErrorKind.UNDEFINED_TABLE)
             .kind(90067, SqlErrorKind.CONNECTION).kind(90098, SqlErrorKind.CONNECTION)
-            .kind(90121, SqlErrorKind.CONNECTION).build();
+            .kind(90121, SqlErrorKind.CONNECTION)
+            // NOT_ENOUGH_RIGHTS_FOR_1 and ADMIN_RIGHTS_REQUIRED: privilege errors whose SQLStates are their codes
+            .kind(90096, SqlErrorKind.REFUSED).kind(90040, SqlErrorKind.REFUSED).build();
 
     /**
      * @param product an H2 2.x database

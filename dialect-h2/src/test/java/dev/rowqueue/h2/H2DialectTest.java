@@ -39,7 +39,10 @@ class H2DialectTest {
         assertEquals(SqlErrorKind.LOCK_TIMEOUT, d.classify(new SQLException("timeout", "HYT00", 50200)));
         assertEquals(SqlErrorKind.UNDEFINED_TABLE, d.classify(new SQLException("not found", "42S04", 42104)));
         assertEquals(SqlErrorKind.DUPLICATE_KEY, d.classify(new SQLException("dup", "23505", 23505)));
-        assertEquals(SqlErrorKind.OTHER, d.classify(new SQLException("syntax", "42001", 42001)));
+        // a syntax error and a privilege error are permanent: the same statement fails the same way (issue 41)
+        assertEquals(SqlErrorKind.REFUSED, d.classify(new SQLException("syntax", "42001", 42001)));
+        assertEquals(SqlErrorKind.REFUSED, d.classify(new SQLException("not enough rights", "90096", 90096)));
+        assertEquals(SqlErrorKind.OTHER, d.classify(new SQLException("division by zero", "22012", 22012)));
     }
 
     @Test

@@ -278,7 +278,7 @@ class MySqlDialectTest {
         assertEquals(SqlErrorKind.CONNECTION, kind(2013, "HY000"));
         assertEquals(SqlErrorKind.CONNECTION, kind(1927, "70100"), "MariaDB: connection killed");
         assertEquals(SqlErrorKind.CONNECTION, kind(0, "08S01"), "communications link failure");
-        assertEquals(SqlErrorKind.OTHER, kind(1064, "42000"), "syntax error");
+        assertEquals(SqlErrorKind.REFUSED, kind(1064, "42000"), "syntax error: permanent");
     }
 
     @Test

@@ -346,7 +346,7 @@ class ServerBehaviourTest extends EmbeddedServerTest {
                 + " (v)")));
         assertEquals(SqlErrorKind.NUMERIC_OVERFLOW, classify(failure(driver, "UPDATE " + t + " SET v = "
                 + Long.MAX_VALUE + " + id")));
-        assertEquals(SqlErrorKind.OTHER, classify(failure(driver, "SELEKT 1")));
+        assertEquals(SqlErrorKind.REFUSED, classify(failure(driver, "SELEKT 1")));
 
         try (Connection a = connect(driver); Connection b = connect(driver)) {
             a.setAutoCommit(false);

@@ -222,7 +222,7 @@ class OracleDialectTest {
         assertEquals(SqlErrorKind.NUMERIC_OVERFLOW, kind(2290, "23000"));
         assertEquals(SqlErrorKind.CONNECTION, kind(3113, "08000"));
         assertEquals(SqlErrorKind.CONNECTION, kind(17008, "08003"));
-        assertEquals(SqlErrorKind.OTHER, kind(904, "42000"), "invalid identifier (a foreign table) is not retried");
+        assertEquals(SqlErrorKind.REFUSED, kind(904, "42000"), "invalid identifier (a foreign table) is not retried");
         assertEquals(SqlErrorKind.OTHER, kind(1400, "23000"), "cannot insert NULL");
         SQLException chained = new SQLException("batch", "99999", 17081);
         chained.setNextException(new SQLException("ORA-00060", "61000", 60));

@@ -99,7 +99,7 @@ class PostgresDialectTest {
         assertEquals(SqlErrorKind.NUMERIC_OVERFLOW, d.classify(new SQLException("bigint out of range", "22003")));
         assertEquals(SqlErrorKind.READ_ONLY, d.classify(new SQLException("cannot execute INSERT in a read-only"
                 + " transaction", "25006")), "a hot standby");
-        assertEquals(SqlErrorKind.OTHER, d.classify(new SQLException("syntax", "42601")));
+        assertEquals(SqlErrorKind.REFUSED, d.classify(new SQLException("syntax", "42601")));
         assertEquals(SqlErrorKind.OTHER, d.classify(new SQLException("not null", "23502")));
         SQLException chained = new SQLException("batch failed", "XX000");
         chained.setNextException(new SQLException("deadlock", "40P01"));

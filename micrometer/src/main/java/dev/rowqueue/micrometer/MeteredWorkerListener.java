@@ -1,6 +1,7 @@
 package dev.rowqueue.micrometer;
 
 import dev.rowqueue.Job;
+import dev.rowqueue.StatementRefusedException;
 import dev.rowqueue.WorkerListener;
 
 import java.time.Duration;
@@ -10,6 +11,8 @@ import java.util.List;
 final class MeteredWorkerListener implements WorkerListener {
     private final WorkerMeters meters;
     private final WorkerListener next;
+    /** Whether this worker's claims are refused now (it counts once in {@link WorkerMeters#refused}). */
+    private volatile boolean refused;
 
     MeteredWorkerListener(WorkerMeters meters, WorkerListener next) {
         this.meters = meters;
@@ -68,7 +71,30 @@ final class MeteredWorkerListener implements WorkerListener {
     @Override
     public void databaseError(RuntimeException error, int consecutive) {
         meters.databaseErrors.increment();
+        boolean refusal = refusal(error);
+        if (refusal != refused) {
+            refused = refusal;
+            meters.refused.addAndGet(refusal ? 1 : -1);
+        }
         next.databaseError(error, consecutive);
+    }
+
+    @Override
+    public void databaseRecovered(int failures) {
+        if (refused) {
+            refused = false;
+            meters.refused.decrementAndGet();
+        }
+        next.databaseRecovered(failures);
+    }
+
+    private static boolean refusal(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof StatementRefusedException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override

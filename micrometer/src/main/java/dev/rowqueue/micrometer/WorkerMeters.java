@@ -16,8 +16,10 @@ final class WorkerMeters {
     static final String HANDLER = "rowqueue.worker.handler";
     static final String WAIT = "rowqueue.worker.wait";
     static final String DATABASE_ERRORS = "rowqueue.worker.database.errors";
+    static final String REFUSED = "rowqueue.worker.refused";
 
     final AtomicInteger running = new AtomicInteger();
+    final AtomicInteger refused = new AtomicInteger();
     final Counter succeeded;
     final Counter failed;
     final Counter dead;
@@ -29,6 +31,13 @@ final class WorkerMeters {
     WorkerMeters(MeterRegistry registry, String queue, Tags tags) {
         Gauge.builder(RUNNING, running, AtomicInteger::get)
                 .description("handlers of rowqueue workers running now")
+                .tag("queue", queue)
+                .tags(tags)
+                .strongReference(true)
+                .register(registry);
+        Gauge.builder(REFUSED, refused, AtomicInteger::get)
+                .description("rowqueue workers whose claims the database refuses (a syntax error or a missing"
+                        + " privilege: a permanent failure, health DOWN) now; 0 when every worker can claim")
                 .tag("queue", queue)
                 .tags(tags)
                 .strongReference(true)

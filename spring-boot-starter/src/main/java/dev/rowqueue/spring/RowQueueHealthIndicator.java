@@ -16,7 +16,9 @@ import java.util.Objects;
 /**
  * rowqueue's health, under the name {@code rowqueue}:
  * <ul>
- *   <li>{@code DOWN} when the database cannot be reached (reading rowqueue's catalog or a queue's counts fails);</li>
+ *   <li>{@code DOWN} when the database cannot be reached (reading rowqueue's catalog or a queue's counts fails), or
+ *       refuses the statement a worker declared as a bean claims with (a syntax error or a missing privilege: a
+ *       permanent failure, see {@link dev.rowqueue.Worker#refused()}; detail {@code refusedWorkers});</li>
  *   <li>{@link #WARNING} when a work queue holds more dead letters than
  *       {@code rowqueue.health.dead-letter-threshold} (0 by default: any dead letter): jobs that exhausted their
  *       attempts need someone to look at them, but the application works;</li>
@@ -77,10 +79,16 @@ public class RowQueueHealthIndicator extends AbstractHealthIndicator {
             builder.withDetail("deadLettersAboveThreshold", overThreshold);
         }
         if (workers != null) {
-            List<Map<String, Object>> list = workers.workers().stream()
+            List<RowQueueWorkers.Status> statuses = workers.workers();
+            List<Map<String, Object>> list = statuses.stream()
                     .map(w -> Map.<String, Object>of("queue", w.queue(), "paused", w.paused(), "runningHandlers",
                             w.running()))
                     .toList();
+            Map<String, String> refused = new LinkedHashMap<>();
+            statuses.stream().filter(w -> w.refused() != null).forEach(w -> refused.put(w.queue(), w.refused()));
+            if (!refused.isEmpty()) {
+                builder.status(Status.DOWN).withDetail("refusedWorkers", refused);
+            }
             builder.withDetail("workers", Map.of("running", workers.isRunning(), "declared",
                     workers.definitions().size(), "workers", list));
         }

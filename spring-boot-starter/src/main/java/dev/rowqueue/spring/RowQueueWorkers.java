@@ -40,8 +40,26 @@ public class RowQueueWorkers implements SmartLifecycle {
      */
     public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 1536;
 
-    /** One running worker, as the health indicator shows it. */
-    public record Status(String queue, boolean paused, int running) {
+    /**
+     * One running worker, as the health indicator shows it.
+     *
+     * @param queue   its queue
+     * @param paused  whether it is paused
+     * @param running how many handlers run now
+     * @param refused the database's refusal of the statement it claims with ({@link Worker#refused()}: a permanent
+     *                failure, health DOWN), or {@code null}
+     */
+    public record Status(String queue, boolean paused, int running, String refused) {
+        /**
+         * A worker whose claims the database runs.
+         *
+         * @param queue   its queue
+         * @param paused  whether it is paused
+         * @param running how many handlers run now
+         */
+        public Status(String queue, boolean paused, int running) {
+            this(queue, paused, running, null);
+        }
     }
 
     private record Running(WorkerDefinition definition, Worker worker, Duration drain) {
@@ -202,7 +220,7 @@ public class RowQueueWorkers implements SmartLifecycle {
             list = running;
         }
         return list.stream().map(r -> new Status(r.definition().queue(), r.worker().isPaused(),
-                r.worker().running())).toList();
+                r.worker().running(), r.worker().refused().map(Throwable::getMessage).orElse(null))).toList();
     }
 
     /** @return the definitions this bean runs */

@@ -23,7 +23,8 @@ import java.util.Optional;
  *       parameters)</td></tr>
  * </table>
  *
- * <p>Connections come from {@link java.sql.DriverManager}, one per request, built the way
+ * <p>Connections come from {@link java.sql.DriverManager}, one per request (or from the connector given to
+ * {@link #use(Settings, TckTargets.Connector)}, such as a pool), built the way
  * {@link TckTargets#fromEnvironment(String, String)} builds a server named by environment variables (whose
  * {@link Settings} these are too). {@link ConfiguredTck} runs the whole kit against this target.
  */
@@ -43,11 +44,12 @@ public final class ConfiguredTarget implements TckTarget {
     public static final String PASSWORD_ENV = "ROWQUEUE_PASSWORD";
 
     private static volatile Settings held;
+    private static volatile TckTargets.Connector heldConnector;
 
     private final TckTargets.Target target;
 
-    private ConfiguredTarget(Settings settings) {
-        this.target = TckTargets.open(settings, TckTargets::driverManager);
+    private ConfiguredTarget(Settings settings, TckTargets.Connector connector) {
+        this.target = TckTargets.open(settings, connector);
     }
 
     /**
@@ -85,7 +87,19 @@ public final class ConfiguredTarget implements TckTarget {
      * @param settings the target, or {@code null} to fall back to system properties again
      */
     public static void use(Settings settings) {
+        use(settings, null);
+    }
+
+    /**
+     * Sets the target and how to reach it, e.g. through a connection pool (the {@code rowqueue tck} command's
+     * HikariCP pool): the connector's target is closed after the run.
+     *
+     * @param settings  the target, or {@code null} to fall back to system properties again
+     * @param connector opens the target, or {@code null} for {@link TckTargets#driverManager}
+     */
+    public static void use(Settings settings, TckTargets.Connector connector) {
         held = settings;
+        heldConnector = settings == null ? null : connector;
     }
 
     /** @return whether a target is configured, by {@link #use} or by the {@value #URL} system property */
@@ -113,8 +127,10 @@ public final class ConfiguredTarget implements TckTarget {
      * @throws IllegalStateException if nothing is configured
      */
     public static ConfiguredTarget create() {
+        TckTargets.Connector connector = held != null ? heldConnector : null;
         return new ConfiguredTarget(current().orElseThrow(() -> new IllegalStateException(
-                "no TCK target configured: call ConfiguredTarget.use(...) or set -D" + URL + "=<JDBC URL>")));
+                "no TCK target configured: call ConfiguredTarget.use(...) or set -D" + URL + "=<JDBC URL>")),
+                connector != null ? connector : TckTargets::driverManager);
     }
 
     /**
@@ -145,5 +161,10 @@ public final class ConfiguredTarget implements TckTarget {
     @Override
     public Map<String, String> dialectOptions() {
         return target.dialectOptions();
+    }
+
+    @Override
+    public void close() throws Exception {
+        target.close();
     }
 }

@@ -55,7 +55,8 @@ public abstract class RowQueueTck {
         target = target();
         hold = DatabaseHold.open(target.dataSource());
         env = new TckEnv(target);
-        TckReportListener.describe(getClass(), target.name(), env.database());
+        TckReportListener.describe(getClass(), target.name(), env.database(),
+                OpenedConnections.in(target.dataSource()).orElse(null));
     }
 
     @AfterAll

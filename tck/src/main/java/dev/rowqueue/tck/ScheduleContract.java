@@ -101,7 +101,9 @@ public abstract class ScheduleContract extends Contract {
 
     private static void await(String what, BooleanSupplier done) {
         long deadline = System.nanoTime() + LIVENESS.toNanos();
+        long mark = Refusals.mark();
         while (!done.getAsBoolean()) {
+            Refusals.failIfRefusedSince(mark, what);
             if (System.nanoTime() > deadline) {
                 fail("timed out waiting until " + what);
             }

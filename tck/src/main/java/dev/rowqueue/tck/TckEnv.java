@@ -61,7 +61,8 @@ public final class TckEnv {
     public RowQueues.Builder builder() {
         // statement counts stay exact: activity is recorded only where a contract asks for it (JobContract)
         // and no node heartbeat either, where a contract does not ask for it (NodeContract)
-        RowQueues.Builder b = RowQueues.builder(faults).recordActivity(false).registerNode(false).scheduler(false);
+        RowQueues.Builder b = RowQueues.builder(faults).recordActivity(false).registerNode(false).scheduler(false)
+                .operationListener(Refusals.WATCH); // a refused statement fails a waiting rule at once
         target.dialect().ifPresent(b::dialect);
         target.dialectOptions().forEach(b::dialectOption);
         return b;

@@ -67,8 +67,18 @@ public final class TckReportListener implements TestExecutionListener {
         NOT_RUN
     }
 
-    /** What a subclass told about its database. */
-    record Target(String name, DatabaseInfo database) {
+    /** What a subclass told about its database, and the counter of the connections its run opened, if any. */
+    record Target(String name, DatabaseInfo database, OpenedConnections connections) {
+        /** A target whose connections are not counted. */
+        Target(String name, DatabaseInfo database) {
+            this(name, database, null);
+        }
+
+        /** @return the connections opened so far, as the report shows them */
+        String connectionsOpened() {
+            return connections == null ? "not counted (a data source of the target's own)"
+                    : Long.toString(connections.opened());
+        }
     }
 
     /**
@@ -137,10 +147,11 @@ public final class TckReportListener implements TestExecutionListener {
         return Optional.ofNullable(RESULTS.get(tckClass.getName()));
     }
 
-    private TestPlan plan;
+    private volatile TestPlan plan;
     private final Map<String, Instant> started = new ConcurrentHashMap<>();
     private final Map<String, Outcome> outcomes = new ConcurrentHashMap<>();
     private final Map<String, String> notRun = new ConcurrentHashMap<>();
+    private boolean written;
 
     /**
      * Called by {@link RowQueueTck} once its target is open.
@@ -148,9 +159,10 @@ public final class TckReportListener implements TestExecutionListener {
      * @param tckClass the subclass
      * @param name     the target's name
      * @param database what rowqueue detected
+     * @param connections counts the connections the target opens, or {@code null}
      */
-    static void describe(Class<?> tckClass, String name, DatabaseInfo database) {
-        TARGETS.put(tckClass.getName(), new Target(name, database));
+    static void describe(Class<?> tckClass, String name, DatabaseInfo database, OpenedConnections connections) {
+        TARGETS.put(tckClass.getName(), new Target(name, database, connections));
     }
 
     @Override
@@ -253,6 +265,27 @@ public final class TckReportListener implements TestExecutionListener {
 
     @Override
     public void testPlanExecutionFinished(TestPlan testPlan) {
+        write(testPlan, "not executed in this run");
+    }
+
+    /**
+     * Writes the reports now, while the run may still be going on: every rule that has not finished is NOT RUN with
+     * the reason given, and the run's own end writes nothing more. How {@code rowqueue tck} ends with a report when
+     * its time budget runs out or it is stopped by a signal.
+     *
+     * @param reason why the rules not finished did not run, e.g. "not finished: the time budget of 10m ran out"
+     * @return whether reports were written now (false when the run had not started or its reports are written)
+     */
+    public boolean writeUnfinished(String reason) {
+        TestPlan p = plan;
+        return p != null && write(p, reason);
+    }
+
+    private synchronized boolean write(TestPlan testPlan, String notFinished) {
+        if (written) {
+            return false;
+        }
+        written = true;
         Map<String, List<TestIdentifier>> byTarget = new TreeMap<>();
         for (TestIdentifier root : testPlan.getRoots()) {
             for (TestIdentifier id : testPlan.getDescendants(root)) {
@@ -262,14 +295,14 @@ public final class TckReportListener implements TestExecutionListener {
             }
         }
         if (byTarget.isEmpty()) {
-            return;
+            return false;
         }
         Path dir = Paths.get(testPlan.getConfigurationParameters().get(REPORT_DIR)
                 .orElseGet(() -> System.getProperty(REPORT_DIR, "target/rowqueue-tck")));
         try {
             Files.createDirectories(dir);
             for (Map.Entry<String, List<TestIdentifier>> e : byTarget.entrySet()) {
-                Report report = report(e.getKey(), e.getValue(),
+                Report report = report(e.getKey(), e.getValue(), notFinished,
                         testPlan.getConfigurationParameters().get(LOG).orElse(null));
                 String file = simpleName(e.getKey());
                 Path md = dir.resolve(file + ".md");
@@ -297,6 +330,7 @@ public final class TckReportListener implements TestExecutionListener {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the TCK report to " + dir, e);
         }
+        return true;
     }
 
     /** Build tools may run each test class in a launcher of its own: the summary gathers every target's line. */
@@ -335,13 +369,13 @@ public final class TckReportListener implements TestExecutionListener {
         return Optional.ofNullable(found);
     }
 
-    private Report report(String className, List<TestIdentifier> tests, String log) {
+    private Report report(String className, List<TestIdentifier> tests, String notFinished, String log) {
         List<Outcome> list = new ArrayList<>();
         for (TestIdentifier id : tests) {
             Outcome o = outcomes.get(id.getUniqueId());
             if (o == null) {
                 String contract = plan.getParent(id).map(TestIdentifier::getDisplayName).orElse("");
-                String why = notRun.getOrDefault(id.getUniqueId(), "not executed in this run");
+                String why = notRun.getOrDefault(id.getUniqueId(), notFinished);
                 o = new Outcome(contract, id.getDisplayName().replaceAll("\\(\\)$", ""), Status.NOT_RUN, why, 0);
             }
             list.add(o);
@@ -480,6 +514,7 @@ public final class TckReportListener implements TestExecutionListener {
                 b.append("| Dialect settings | ").append(db.dialectSettings().replace("|", "\\|")).append(" |\n");
                 b.append("| Capabilities | ").append(db.capabilities().stream().map(Enum::name).sorted()
                         .collect(Collectors.joining(", "))).append(" |\n");
+                b.append("| Connections opened | ").append(target.connectionsOpened()).append(" |\n");
             } else {
                 b.append("| Database | not started: ").append(reason()).append(" |\n");
             }
@@ -561,6 +596,7 @@ public final class TckReportListener implements TestExecutionListener {
                 row(b, "Dialect settings", db.dialectSettings());
                 row(b, "Capabilities", db.capabilities().stream().map(Enum::name).sorted()
                         .collect(Collectors.joining(", ")));
+                row(b, "Connections opened", target.connectionsOpened());
             } else {
                 row(b, "Database", "not started: " + reason());
             }
@@ -630,6 +666,9 @@ public final class TckReportListener implements TestExecutionListener {
                 b.append("  \"dialectSettings\": ").append(q(db.dialectSettings())).append(",\n");
                 b.append("  \"capabilities\": [").append(db.capabilities().stream().map(Enum::name).sorted()
                         .map(Report::q).collect(Collectors.joining(", "))).append("],\n");
+                if (target.connections() != null) {
+                    b.append("  \"connectionsOpened\": ").append(target.connections().opened()).append(",\n");
+                }
             }
             b.append("  \"runAt\": ").append(q(runAt.toString())).append(",\n");
             if (log != null) {

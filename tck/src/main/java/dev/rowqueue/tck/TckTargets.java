@@ -115,8 +115,8 @@ public final class TckTargets {
     }
 
     /**
-     * A target reached through {@link DriverManager}, one new connection per request (no pool). Right for embedded
-     * databases; for servers, prefer a pooled data source.
+     * A target reached through {@link DriverManager}, one new connection per request (no pool), counted for the
+     * report (see {@link OpenedConnections}). Right for embedded databases; for servers, prefer a pooled data source.
      *
      * @param name     the report name
      * @param url      the JDBC URL
@@ -125,7 +125,8 @@ public final class TckTargets {
      * @return the target
      */
     public static Target driverManager(String name, String url, String user, String password) {
-        return new Target(name, new DriverManagerDataSource(url, user, password), null, Map.of(), () -> { });
+        return new Target(name, new OpenedConnections(new DriverManagerDataSource(url, user, password)), null,
+                Map.of(), () -> { });
     }
 
     /**

@@ -32,9 +32,11 @@ public abstract class WorkerContract extends Contract {
     /** A bound on waiting for the workers, so a hang fails instead of stalling the build; not a performance limit. */
     private static final Duration LIVENESS = Duration.ofMinutes(2);
 
-    private static void eventually(String what, BooleanSupplier condition) throws InterruptedException {
+    static void eventually(String what, BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + LIVENESS.toNanos();
+        long mark = Refusals.mark();
         while (!condition.getAsBoolean()) {
+            Refusals.failIfRefusedSince(mark, what);
             if (System.nanoTime() > deadline) {
                 fail("not within " + LIVENESS + ": " + what + ". " + StuckStatements.describe());
             }

@@ -32,6 +32,11 @@ class ConfiguredTargetTest {
                 ConfiguredTarget.displayUrl("jdbc:oracle:thin:scott/secret@db:1521/FREEPDB1"));
         assertEquals("jdbc:db2://db:50000/testdb",
                 ConfiguredTarget.displayUrl("jdbc:db2://db:50000/testdb:user=u;password=secret;"));
+        // in-memory databases behind a server URL keep their names (they were all "jdbc:h2:tcp://host:port/mem")
+        assertEquals("jdbc:h2:tcp://localhost:9092/mem:orders",
+                ConfiguredTarget.displayUrl("jdbc:h2:tcp://localhost:9092/mem:orders;DB_CLOSE_DELAY=-1"));
+        assertEquals("jdbc:hsqldb:hsql://localhost:9001/mem:jobs",
+                ConfiguredTarget.displayUrl("jdbc:hsqldb:hsql://localhost:9001/mem:jobs"));
     }
 
     @Test

@@ -61,7 +61,9 @@ public final class DriverManagerDataSource extends SimpleDataSource {
      * A JDBC URL without its parameters and user information (either may hold a password), for reports and logs.
      *
      * @param url a JDBC URL
-     * @return the URL up to its first {@code ?} or {@code ;} (or DB2's {@code :} after the database name), without
+     * @return the URL up to its first {@code ?} or {@code ;} (or DB2's {@code :key=value;} after the database name;
+     *         a {@code :} after the path that starts no property is part of the name, as in H2's
+     *         {@code jdbc:h2:tcp://host/mem:name}), without
      *         {@code user:password@} after {@code //} and without Oracle's {@code user/password} before {@code @}
      */
     public static String displayUrl(String url) {
@@ -70,7 +72,7 @@ public final class DriverManagerDataSource extends SimpleDataSource {
         if (slashes >= 0) {
             int path = shown.indexOf('/', slashes + 2);
             int colonAfterPath = path < 0 ? -1 : shown.indexOf(':', path);
-            if (colonAfterPath >= 0) {
+            if (colonAfterPath >= 0 && propertiesFollow(shown.substring(colonAfterPath + 1))) {
                 shown = shown.substring(0, colonAfterPath);
             }
         }
@@ -88,5 +90,12 @@ public final class DriverManagerDataSource extends SimpleDataSource {
             shown = shown.substring(0, colon + 1) + shown.substring(at);
         }
         return shown;
+    }
+
+    /** @return whether text after a {@code :} in the path starts DB2-style properties ({@code key=value;...}) */
+    private static boolean propertiesFollow(String rest) {
+        int end = rest.indexOf(';');
+        String first = end < 0 ? rest : rest.substring(0, end);
+        return first.indexOf('=') > 0;
     }
 }
