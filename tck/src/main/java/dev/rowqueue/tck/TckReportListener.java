@@ -226,7 +226,17 @@ public final class TckReportListener implements TestExecutionListener {
             cause = "a required contract skipped: " + cause;
         }
         outcomes.put(id.getUniqueId(), new Outcome(contract, rule, status, message, millis, cause));
+        if (status == Status.FAILED) {
+            // the report groups causes; where it failed is in the log (rowqueue tck's ConfiguredTck.log)
+            result.getThrowable().ifPresent(t -> {
+                System.err.println(FAILED_MARK + contract + " / " + rule + ":");
+                t.printStackTrace(System.err);
+            });
+        }
     }
+
+    /** Starts the line before a failed rule's stack trace in the log. */
+    public static final String FAILED_MARK = "rowqueue TCK rule failed: ";
 
     /**
      * The error a failure comes down to: its deepest cause, as {@code SimpleClassName: first line of the message},
