@@ -10,8 +10,8 @@ import java.util.Objects;
  * @param kind      what kind of object is missing or different
  * @param object    the object's name: the table, the column, the index; for a primary key, its columns
  * @param problem   what is wrong, in words
- * @param guarantee whether a guarantee depends on the object (every table, column, nullability, length and primary
- *                  key, and the unique index of unique keys); {@code false} for an index that serves speed alone
+ * @param guarantee whether a guarantee depends on the object (every table, column, nullability and primary key, and the
+ *                  unique index of unique keys); {@code false} for an index that serves speed alone
  * @param fix       the DDL (or, where no single statement exists, the definition) that makes it as rowqueue creates it
  */
 public record SchemaDifference(String table, Kind kind, String object, String problem, boolean guarantee, String fix) {
@@ -20,7 +20,7 @@ public record SchemaDifference(String table, Kind kind, String object, String pr
     public enum Kind {
         /** The table is missing. */
         TABLE,
-        /** A column is missing, its nullability differs, or it holds fewer characters than rowqueue's. */
+        /** A column is missing, or its nullability differs. */
         COLUMN,
         /** The primary key is missing or on other columns. */
         PRIMARY_KEY,

@@ -385,8 +385,8 @@ final class SchemaManager {
     }
 
     /**
-     * The tables a queue's guarantees and speed depend on, as this dialect creates them
-     * ({@link dev.rowqueue.spi.Schema} rendered by {@link dev.rowqueue.support.SchemaDdl}).
+     * The tables a queue's guarantees and speed depend on, as this dialect creates them ({@link dev.rowqueue.spi.Schema}
+     * rendered by {@link dev.rowqueue.support.SchemaDdl}).
      */
     List<dev.rowqueue.spi.Schema.Table> expectedTables(Definition d) {
         return switch (d.kind()) {

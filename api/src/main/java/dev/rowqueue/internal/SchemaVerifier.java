@@ -27,23 +27,17 @@ import java.util.TreeMap;
  * {@code ..._INDEX_...}, SQLite's {@code sqlite_autoindex_...}); an index that serves speed is found by its name or
  * by its columns. Where the dialect makes a unique index a UNIQUE constraint ({@link
  * dev.rowqueue.support.DdlFeatures#uniqueKeyedAsConstraint()}: Derby, whose unique indexes allow one NULL only), the
- * constraint's index is reported as not unique, and an index on the columns is what counts. A primary key is also
- * satisfied by a unique index on its columns (all it guarantees is uniqueness, and an upsert's conflict target
- * accepts either). Of column types, what the metadata states the same way everywhere is compared: a character column
- * shorter than rowqueue's length (a key cut short would make two keys one, or fail); other types are not compared.
+ * constraint's index is reported as not unique, and an index on the columns is what counts. A primary key is also satisfied by a unique index on its columns (all it guarantees is
+ * uniqueness, and an upsert's conflict target accepts either).
  */
 final class SchemaVerifier {
 
     private SchemaVerifier() {
     }
 
-    /** A live column, as the metadata reports it: NULLABLE, DATA_TYPE and COLUMN_SIZE. */
-    private record LiveColumn(String name, int nullable, int dataType, int size) {
+    /** A live column, as the metadata reports it. */
+    private record LiveColumn(String name, int nullable) {
     }
-
-    /** The JDBC types whose COLUMN_SIZE is a length in characters. */
-    private static final Set<Integer> CHARACTERS = Set.of(java.sql.Types.CHAR, java.sql.Types.VARCHAR,
-            java.sql.Types.NCHAR, java.sql.Types.NVARCHAR, java.sql.Types.LONGVARCHAR, java.sql.Types.LONGNVARCHAR);
 
     /** A live index: its columns in order, and whether unique. */
     private record LiveIndex(String name, boolean unique, List<String> columns) {
@@ -92,12 +86,6 @@ final class SchemaVerifier {
                 out.add(new SchemaDifference(t.name(), Kind.COLUMN, col.name(), "column " + col.name()
                         + " does not exist", true, "ALTER TABLE " + t.name() + " ADD " + ddl.columnDefinition(col)));
                 continue;
-            }
-            int length = ddl.lengthOf(col);
-            if (length > 0 && CHARACTERS.contains(live.dataType()) && live.size() > 0 && live.size() < length) {
-                out.add(new SchemaDifference(t.name(), Kind.COLUMN, col.name(), "column " + col.name() + " holds "
-                        + live.size() + " characters, rowqueue's hold " + length, true,
-                        "widen it, as in: " + ddl.columnDefinition(col)));
             }
             if (col.type() == Schema.Type.IDENTITY || primaryKey.contains(col.name().toLowerCase(Locale.ROOT))) {
                 continue; // a key column is NOT NULL by being one; some engines report it otherwise (SQLite)
@@ -201,8 +189,7 @@ final class SchemaVerifier {
                             continue; // the same name in another schema
                         }
                         String column = rs.getString("COLUMN_NAME");
-                        columns.put(column.toLowerCase(Locale.ROOT), new LiveColumn(column, rs.getInt("NULLABLE"),
-                                rs.getInt("DATA_TYPE"), rs.getInt("COLUMN_SIZE")));
+                        columns.put(column.toLowerCase(Locale.ROOT), new LiveColumn(column, rs.getInt("NULLABLE")));
                     }
                 }
                 if (foundTable != null) {

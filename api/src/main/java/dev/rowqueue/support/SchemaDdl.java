@@ -247,19 +247,6 @@ public class SchemaDdl {
 
     /**
      * @param c a column
-     * @return the characters it holds as this database's DDL declares it: keys, payloads and error texts the
-     *         dialect's lengths, labels their own; 0 for the numeric types
-     */
-    public final int lengthOf(Schema.Column c) {
-        return switch (c.type()) {
-            case KEY, PAYLOAD, ERROR_TEXT -> features.lengthOf(c.type());
-            case LABEL -> c.length();
-            default -> 0;
-        };
-    }
-
-    /**
-     * @param c a column
      * @return whether this database's DDL declares it NOT NULL (an identity column is the primary key's)
      */
     public final boolean declaresNotNull(Schema.Column c) {

@@ -352,14 +352,13 @@ public abstract class SchemaContract extends Contract {
     }
 
     /**
-     * Tables made by hand without the primary key, with a column that allows NULL where rowqueue's have NOT NULL, or
-     * with a key column of 20 characters where rowqueue's hold {@value Dialect#KEY_LENGTH}, are refused when the queue
-     * opens, with a message that names what is missing and the DDL. (A server that
+     * Tables made by hand without the primary key, or with a column that allows NULL where rowqueue's have NOT NULL,
+     * are refused when the queue opens, with a message that names what is missing and the DDL. (A server that
      * refuses tables without a primary key, as MySQL's {@code sql_require_primary_key} does, keeps that guarantee
      * itself: the first half then has nothing to check.)
      */
     @Test
-    void a_table_without_its_primary_key_or_with_a_nullable_or_narrow_column_is_refused_naming_it() {
+    void a_table_without_its_primary_key_or_with_a_nullable_column_is_refused_naming_it() {
         Dialect d = dialect();
         String noKey = newName();
         Schema.Table counters = Schema.counters(CounterTable.of(noKey));
@@ -386,18 +385,6 @@ public abstract class SchemaContract extends Contract {
                     e.getMessage());
         } finally {
             dropByHand(d, nullable);
-        }
-        String narrow = newName();
-        Schema.Table wide = Schema.counters(CounterTable.of(narrow));
-        List<Schema.Column> narrowed = wide.columns().stream().map(c -> c.name().equals("counter_key")
-                ? new Schema.Column(c.name(), Schema.Type.LABEL, 20, true, false) : c).toList();
-        assertTrue(createByHand(d, new Schema.Table(narrow, narrowed, wide.primaryKey(), wide.indexes(),
-                wide.checks())), "a table with a 20-character key column can be created");
-        try {
-            SchemaException e = assertThrows(SchemaException.class, () -> rq().counters(narrow));
-            assertTrue(e.getMessage().contains("column counter_key holds 20 characters"), e.getMessage());
-        } finally {
-            dropByHand(d, narrow);
         }
     }
 
