@@ -33,8 +33,8 @@ final class PortableWorkStore extends StandardWorkStore {
     }
 
     @Override
-    protected List<Long> candidates(Connection c, Candidates kind, int n, long last) throws SQLException {
-        if (kind == Candidates.CLAIM) { // rotation locks its cursor's row first
+    protected List<Long> candidates(Connection c, Claims.Kind kind, int n, long last) throws SQLException {
+        if (kind == Claims.Kind.CLAIM) { // rotation locks its cursor's row first
             try (PreparedStatement ps = writeFirst.prepare(c)) {
                 dialect.bind(writeFirst, ps).done();
                 ps.executeUpdate();
