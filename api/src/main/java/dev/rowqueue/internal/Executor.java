@@ -40,19 +40,21 @@ interface Executor {
     }
 
     /**
-     * @return the executor for work that never joins a caller's transaction (a worker's): this one, unless it joins
-     *         the transaction the caller's thread has
+     * The executor for work that never joins a caller's transaction (a worker's claims, acks and heartbeats).
+     *
+     * @return the executor on connections of its own: this one, unless this one joins callers' transactions
      */
     default Executor own() {
         return this;
     }
 
     /**
-     * Runs several steps of one operation with the connection of the transaction the calling thread has, asked once,
-     * where this executor joins such transactions.
+     * Runs several steps of one operation with the connection of the caller's transaction that this executor joins
+     * (asked once), or with {@code null} where it joins none: an executor on connections of its own, and one bound to
+     * a caller's connection already, never ask.
      *
      * @param what a description for error messages
-     * @param body the steps, given the caller's connection, or {@code null} when there is none to join
+     * @param body the steps, given the caller's connection or {@code null}
      * @param <R>  their result type
      * @return their result
      */
