@@ -1,6 +1,7 @@
 package dev.rowqueue.spi;
 
 import dev.rowqueue.support.RingStatements;
+import dev.rowqueue.support.StandardActivityStore;
 import dev.rowqueue.support.Sql;
 import dev.rowqueue.support.StatementSets;
 import dev.rowqueue.support.StandardCounterStore;
@@ -391,6 +392,16 @@ public abstract class Dialect {
      */
     public ScheduleStore scheduleStore() {
         return new StandardScheduleStore(this);
+    }
+
+    /**
+     * The activity table's store: the statements that write and read work queues' counts per minute. Called once per
+     * {@link dev.rowqueue.RowQueues} instance.
+     *
+     * @return the store; the portable {@link StandardActivityStore} by default
+     */
+    public ActivityStore activityStore() {
+        return new StandardActivityStore(this);
     }
 
     /**
