@@ -155,9 +155,7 @@ public interface RowQueues extends AutoCloseable {
      *
      * @return the schedules, or empty if this database has no schedule tables (yet)
      */
-    default Optional<Schedules> existingSchedules() {
-        throw new UnsupportedOperationException(getClass().getName() + " does not offer existingSchedules()");
-    }
+    Optional<Schedules> existingSchedules();
 
     /**
      * What rowqueue detected about the database and which dialect serves it.
@@ -174,16 +172,12 @@ public interface RowQueues extends AutoCloseable {
      *
      * @return every node row not yet expired, alive or silent ({@link NodeInfo#alive()}), by name, host and pid
      */
-    default List<NodeInfo> nodes() {
-        throw new UnsupportedOperationException(getClass().getName() + " does not offer nodes()");
-    }
+    List<NodeInfo> nodes();
 
     /**
      * @return this instance's node id: the high bits of every lease token it makes ({@link NodeInfo#idOf(long)})
      */
-    default long nodeId() {
-        throw new UnsupportedOperationException(getClass().getName() + " does not offer nodeId()");
-    }
+    long nodeId();
 
     /**
      * Stops this instance's scheduler thread first (a fire in progress ends), then the workers of its queues (each

@@ -147,7 +147,5 @@ public interface Schedules {
      *
      * @return the time of the last fire per schedule name; schedules that never fired are absent
      */
-    default java.util.Map<String, Instant> lastFires() {
-        throw new UnsupportedOperationException(getClass().getName() + " does not offer lastFires()");
-    }
+    java.util.Map<String, Instant> lastFires();
 }

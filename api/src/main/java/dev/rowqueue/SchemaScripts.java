@@ -33,9 +33,7 @@ public interface SchemaScripts {
      *
      * @return the statements, in order
      */
-    default List<String> schedules() {
-        throw new UnsupportedOperationException(getClass().getName() + " renders no schedule tables");
-    }
+    List<String> schedules();
 
     /**
      * @param name    the ring name
@@ -60,9 +58,7 @@ public interface SchemaScripts {
      * @param name the work queue name
      * @return the statements, in order
      */
-    default List<String> workQueueUpgrade(String name) {
-        throw new UnsupportedOperationException(getClass().getName() + " renders no upgrade");
-    }
+    List<String> workQueueUpgrade(String name);
 
     /**
      * @param name the counters table name

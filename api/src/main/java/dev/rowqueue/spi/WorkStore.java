@@ -15,7 +15,9 @@ import java.util.Set;
 
 /**
  * A work queue's database work, made by {@link Dialect#workStore}. Arguments are already validated. Times are
- * milliseconds; tokens are non-zero random values chosen by the core, one per claim.
+ * milliseconds; tokens are non-zero random values chosen by the core, one per claim. Every abstract method is
+ * required (no method throws {@code UnsupportedOperationException}): the TCK's work, keyed-job and job-API contracts
+ * call each of them.
  */
 public interface WorkStore {
     /**
@@ -39,12 +41,7 @@ public interface WorkStore {
      * @param uniqueKey the job's unique key, or {@code null}
      * @return the new ids, ascending, in payload order; or the id of the live job that holds the unique key
      */
-    default SqlOp<long[]> enqueue(List<String> payloads, int priority, long delayMs, String key, String uniqueKey) {
-        if (key == null && uniqueKey == null) {
-            return enqueue(payloads, priority, delayMs);
-        }
-        throw new UnsupportedOperationException(getClass().getName() + " does not store job keys");
-    }
+    SqlOp<long[]> enqueue(List<String> payloads, int priority, long delayMs, String key, String uniqueKey);
 
     /**
      * A claim under a {@link ClaimRule}; a {@linkplain ClaimRule#plain() plain} rule is {@link #claim(int, long,
@@ -57,12 +54,7 @@ public interface WorkStore {
      * @param rule    how keys count
      * @return the leased jobs, in claim order
      */
-    default SqlOp<List<Job>> claim(int max, long leaseMs, long token, ClaimRule rule) {
-        if (rule.plain()) {
-            return claim(max, leaseMs, token);
-        }
-        throw new UnsupportedOperationException(getClass().getName() + " does not claim by key");
-    }
+    SqlOp<List<Job>> claim(int max, long leaseMs, long token, ClaimRule rule);
 
     /**
      * {@link #ackAndClaim(long[], long[], int, long, long)} with a claim under a {@link ClaimRule}.
@@ -75,21 +67,14 @@ public interface WorkStore {
      * @param rule    how keys count
      * @return the ids acked and the jobs claimed
      */
-    default SqlOp<AckedAndClaimed> ackAndClaim(long[] ids, long[] tokens, int max, long leaseMs, long token,
-                                               ClaimRule rule) {
-        if (rule.plain()) {
-            return ackAndClaim(ids, tokens, max, leaseMs, token);
-        }
-        throw new UnsupportedOperationException(getClass().getName() + " does not claim by key");
-    }
+    SqlOp<AckedAndClaimed> ackAndClaim(long[] ids, long[] tokens, int max, long leaseMs, long token,
+                                               ClaimRule rule);
 
     /**
      * @param limit the most keys
      * @return counts by state of each key's jobs, the keys with the most jobs first
      */
-    default SqlOp<Map<String, QueueStats>> statsByKey(int limit) {
-        throw new UnsupportedOperationException(getClass().getName() + " does not count jobs by key");
-    }
+    SqlOp<Map<String, QueueStats>> statsByKey(int limit);
 
     /**
      * Leases up to {@code max} claimable jobs (live, due) by priority descending, due time, id. A job whose previous
@@ -252,9 +237,7 @@ public interface WorkStore {
      * @param id a job id, 1 or more
      * @return the job in any state, with its state by the database's clock, or empty
      */
-    default SqlOp<Optional<JobInfo>> job(long id) {
-        throw new UnsupportedOperationException(getClass().getName() + " does not look jobs up");
-    }
+    SqlOp<Optional<JobInfo>> job(long id);
 
     /**
      * One keyset page of jobs in id order.
@@ -266,9 +249,7 @@ public interface WorkStore {
      * @param limit       the most jobs, 1 or more (a store may read one more to tell whether more follow)
      * @return the jobs, in that order
      */
-    default SqlOp<List<JobInfo>> jobs(JobState state, String key, boolean newestFirst, long after, int limit) {
-        throw new UnsupportedOperationException(getClass().getName() + " does not list jobs");
-    }
+    SqlOp<List<JobInfo>> jobs(JobState state, String key, boolean newestFirst, long after, int limit);
 
     /**
      * Deletes a job that is ready or scheduled; must never delete a job a consumer holds under a live lease, whatever
@@ -277,7 +258,5 @@ public interface WorkStore {
      * @param id a job id, 1 or more
      * @return what happened
      */
-    default SqlOp<CancelOutcome> cancel(long id) {
-        throw new UnsupportedOperationException(getClass().getName() + " does not cancel jobs");
-    }
+    SqlOp<CancelOutcome> cancel(long id);
 }
