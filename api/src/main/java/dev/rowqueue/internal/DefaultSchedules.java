@@ -315,7 +315,7 @@ final class DefaultSchedules implements Schedules {
         schema.ensureSchedules();
         List<Stored> out = new ArrayList<>();
         for (ScheduleStore.Row row : executor.run(name == null ? "list schedules" : "read schedule " + name,
-                store.read(name))) {
+                name == null ? store.readAll() : store.read(name))) {
             out.add(stored(row));
         }
         out.sort(java.util.Comparator.comparing(Stored::name));

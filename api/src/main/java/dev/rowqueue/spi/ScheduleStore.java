@@ -119,9 +119,12 @@ public interface ScheduleStore {
      */
     SqlOp<Boolean> delete(String name);
 
+    /** @return every schedule's row, in any order (a read) */
+    SqlOp<List<Row>> readAll();
+
     /**
-     * @param name a schedule, or {@code null} for all of them
-     * @return the rows, in any order (a read)
+     * @param name a schedule
+     * @return its row, or no row (a read)
      */
     SqlOp<List<Row>> read(String name);
 

@@ -200,15 +200,19 @@ public final class StandardScheduleStore implements ScheduleStore {
     }
 
     @Override
+    public SqlOp<List<Row>> readAll() {
+        return SqlOp.read(c -> rows(c, readAll, b -> { }, StandardScheduleStore::row));
+    }
+
+    @Override
     public SqlOp<List<Row>> read(String name) {
-        Sql sql = name == null ? readAll : readOne;
-        return SqlOp.read(c -> rows(c, sql, b -> {
-            if (name != null) {
-                b.set("name", name);
-            }
-        }, rs -> new Row(rs.getString("schedule_name"), rs.getString("spec"), rs.getString("queue_name"),
+        return SqlOp.read(c -> rows(c, readOne, b -> b.set("name", name), StandardScheduleStore::row));
+    }
+
+    private static Row row(ResultSet rs) throws SQLException {
+        return new Row(rs.getString("schedule_name"), rs.getString("spec"), rs.getString("queue_name"),
                 rs.getString("payload"), rs.getString("job_key"), rs.getString("missed"), rs.getInt("paused") != 0,
-                rs.getLong("next_ms"), lastJob(rs), rs.getLong("revision"), rs.getLong("created_ms"))));
+                rs.getLong("next_ms"), lastJob(rs), rs.getLong("revision"), rs.getLong("created_ms"));
     }
 
     @Override
