@@ -118,7 +118,9 @@ final class ClaimGates {
     /**
      * @param permits  claims of one queue at once
      * @param database the database's identity where the instances on it in this JVM share their gates (consumers
-     *                 of different instances then take turns too), or {@code null} for gates of this instance's own
+     *                 of different instances then take turns too: the dialect's
+     *                 {@link dev.rowqueue.spi.DialectPolicy#sharedClaimGates()}), or {@code null} for gates of this
+     *                 instance's own
      * @return the gates
      */
     static ClaimGates of(int permits, String database) {
@@ -126,19 +128,6 @@ final class ClaimGates {
             return new ClaimGates(permits);
         }
         return SHARED.computeIfAbsent(permits + " " + database, k -> new ClaimGates(permits));
-    }
-
-    /**
-     * Whether the instances on one database share their claim gates: where the portable dialect found that reads
-     * wait for writers ({@link dev.rowqueue.support.PortableFeatures.Concurrency#readsWaitForWriters}). Consumers that
-     * ack and claim in one transaction there wait for each other's rows; two such claims of one queue from two
-     * instances can wait in a cycle, which such a database may find only after seconds (Derby: 20 s).
-     *
-     * @param dialect the dialect
-     * @return whether to share
-     */
-    static boolean sharedPerDatabase(dev.rowqueue.spi.Dialect dialect) {
-        return dialect instanceof dev.rowqueue.support.PortableDialect p && p.concurrency().readsWaitForWriters();
     }
 
     /**

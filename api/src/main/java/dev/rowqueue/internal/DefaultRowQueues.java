@@ -78,10 +78,9 @@ public final class DefaultRowQueues implements RowQueues {
 
         /** @return this context for work that never joins a caller's transaction (a worker's) */
         Context own() {
-            return executor instanceof JoiningExecutor j
-                    ? new Context(dialect, j.own(), maxPayloadLength, pollInterval, wakeups, claimGates, operations,
-                            activity, lifecycle, schema, node)
-                    : this;
+            Executor own = executor.own();
+            return own == executor ? this : new Context(dialect, own, maxPayloadLength, pollInterval, wakeups,
+                    claimGates, operations, activity, lifecycle, schema, node);
         }
 
         /**
@@ -102,10 +101,7 @@ public final class DefaultRowQueues implements RowQueues {
          * asked once), this one otherwise.
          */
         <R> R current(String what, Function<Context, R> body) {
-            if (executor instanceof JoiningExecutor j) {
-                return j.withCaller(what, c -> body.apply(c == null ? own() : bound(c)));
-            }
-            return body.apply(this);
+            return executor.withCaller(what, c -> body.apply(c == null ? own() : bound(c)));
         }
     }
 
@@ -148,15 +144,14 @@ public final class DefaultRowQueues implements RowQueues {
                 throw new RowQueueException("cannot read the database's metadata, or ask it what it accepts, to choose a"
                         + " dialect: " + Errors.describe(e), e);
             }
-            if (dialect instanceof dev.rowqueue.support.PortableDialect p) { // how transactions meet: two connections
-                dialect = p.withConcurrency(dev.rowqueue.support.PortableFeatures.concurrency(s.dataSource()));
-                AddColumnProbe.Answer add = AddColumnProbe.of(s.dataSource(), database); // how upgrades add columns
-                if (add != null) {
-                    dialect = ((dev.rowqueue.support.PortableDialect) dialect).withAddColumn(add.keyword(),
-                            add.constrained());
-                }
+            try { // what the dialect asks on connections of its own (how two transactions on one row meet)
+                dialect = dialect.refine(s.dataSource());
+            } catch (SQLException e) {
+                throw new RowQueueException("dialect " + dialect.name() + " cannot ask the database what it needs to"
+                        + " know: " + Errors.describe(e), e);
             }
-            turns = hotRowTurns(s.dataSource(), dialect, database);
+            // where a second writer of a row fails instead of waiting, writers of one hot row take turns in this JVM
+            turns = dialect.policy().hotRowTurns() ? HotRowTurns.of(database) : null;
         } finally {
             if (ddl != null) {
                 ddl.unlock();
@@ -182,7 +177,7 @@ public final class DefaultRowQueues implements RowQueues {
         SchemaManager schema = new SchemaManager(dialect, pooled, s.createSchema());
         Lifecycle lifecycle = new Lifecycle();
         Context context = new Context(dialect, executor, max, s.pollInterval(), wakeups,
-                ClaimGates.of(claims, ClaimGates.sharedPerDatabase(dialect) ? database : null),
+                ClaimGates.of(claims, dialect.policy().sharedClaimGates() ? database : null),
                 Operations.of(s.operationListeners()), s.recordActivity()
                         ? new ActivityRecorder(dialect, pooled, true, System::currentTimeMillis)
                         : ActivityRecorder.off(dialect, pooled),
@@ -358,11 +353,6 @@ public final class DefaultRowQueues implements RowQueues {
     }
 
     /**
-     * Where the portable dialect serves a database whose second writer of a row fails instead of waiting
-     * ({@link HotRowProbe}), the turns that writers of one hot row take in this JVM; otherwise {@code null}. Tuned
-     * dialects know their engine and take none.
-     */
-    /**
      * Borrows a connection as an operation would, lets the dialect pin its session settings on it and read the
      * actual values of those it depends on ({@link Dialect#checkSession}): a server configured so that the dialect's
      * SQL cannot run is refused here, with the setting and its value, and not by every operation after.
@@ -389,15 +379,5 @@ public final class DefaultRowQueues implements RowQueues {
                     + " depends on (" + dialect.sessionSettings().stream().map(dev.rowqueue.spi.SessionSetting::name)
                     .collect(java.util.stream.Collectors.joining(", ")) + "): " + Errors.describe(e), e);
         }
-    }
-
-    private static HotRowTurns hotRowTurns(javax.sql.DataSource dataSource, Dialect dialect, String database) {
-        if (!(dialect instanceof dev.rowqueue.support.PortableDialect)) {
-            return null;
-        }
-        HotRowProbe.Answer answer = HotRowProbe.of(dataSource, database);
-        log.debug("rowqueue: {}{}", answer, answer.conflicts() ? ": writers of one hot row take turns in this JVM"
-                : "");
-        return answer.conflicts() ? HotRowTurns.of(database) : null;
     }
 }

@@ -3,7 +3,7 @@ package dev.rowqueue.internal;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.DialectProvider;
-import dev.rowqueue.support.PortableDialect;
+import dev.rowqueue.portable.PortableDialect;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -2,6 +2,9 @@ package dev.rowqueue.internal;
 
 import dev.rowqueue.spi.SqlOp;
 
+import java.sql.Connection;
+import java.util.function.Function;
+
 /** Runs store operations on a connection: pooled with retries, or bound to a caller's connection. */
 interface Executor {
     /**
@@ -24,5 +27,28 @@ interface Executor {
      */
     default <R> R run(String what, String hotRow, SqlOp<R> op) {
         return run(what, op);
+    }
+
+    /**
+     * The executor for work that never joins a caller's transaction (a worker's claims, acks and heartbeats).
+     *
+     * @return the executor on connections of its own: this one, unless this one joins callers' transactions
+     */
+    default Executor own() {
+        return this;
+    }
+
+    /**
+     * Runs several steps of one operation with the connection of the caller's transaction that this executor joins
+     * (asked once), or with {@code null} where it joins none: an executor on connections of its own, and one bound to
+     * a caller's connection already, never ask.
+     *
+     * @param what a description for error messages
+     * @param body the steps, given the caller's connection or {@code null}
+     * @param <R>  their result type
+     * @return their result
+     */
+    default <R> R withCaller(String what, Function<Connection, R> body) {
+        return body.apply(null);
     }
 }

@@ -9,10 +9,11 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Writers of one hot row (a ring group's head and slots, a counter, a work queue's claim gate, cursors and job rows)
- * taking turns within this JVM, for databases where a second writer of a row fails instead of waiting
- * ({@link HotRowProbe}): each attempt of such an operation holds a fair lock of its row, per database, from before
- * its transaction begins until after it commits or rolls back, so writers in this JVM never meet in the database; writers in other processes still can, and are
- * retried ({@link PooledExecutor}'s backoff with jitter). Every instance on one database in this JVM shares the
+ * taking turns within this JVM, for databases where a second writer of a row fails instead of waiting (the dialect
+ * answers {@link dev.rowqueue.spi.DialectPolicy#hotRowTurns()}): each attempt of such an operation holds a fair lock
+ * of its row, per database, from before its transaction begins until after it commits or rolls back, so writers in
+ * this JVM never meet in the database; writers in other processes still can, and are retried
+ * ({@link PooledExecutor}'s backoff with jitter). Every instance on one database in this JVM shares the
  * turns. Locks are striped by the row's hash (rows that share a stripe take turns too, which is safe).
  *
  * <p>It counts what it costs: operations that took a turn, the attempts they needed (more than one where a writer

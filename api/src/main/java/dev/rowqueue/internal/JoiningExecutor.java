@@ -31,7 +31,8 @@ final class JoiningExecutor implements Executor {
     }
 
     /** @return the executor that never joins: connections of its own from the data source */
-    Executor own() {
+    @Override
+    public Executor own() {
         return own;
     }
 
@@ -50,7 +51,8 @@ final class JoiningExecutor implements Executor {
      * Asks the binding once for the caller's transaction and runs {@code body} with its connection, or with
      * {@code null} when there is none, then hands the connection back.
      */
-    <R> R withCaller(String what, Function<Connection, R> body) {
+    @Override
+    public <R> R withCaller(String what, Function<Connection, R> body) {
         Connection c;
         try {
             c = binding.currentConnection(dataSource);

@@ -123,6 +123,22 @@ public abstract class Dialect {
     }
 
     /**
+     * The dialect refined by what the database answers at {@code build()}: called once per {@code RowQueues}
+     * instance, after the dialect was chosen and before anything else uses it, holding this JVM's lock of the
+     * database's schema creation (so a probe's scratch tables meet no other DDL of this JVM). A dialect that has to
+     * ask the database something a single connection cannot tell (how two transactions on one row meet, which takes
+     * two) asks here, on connections of its own from the data source, and returns a copy that knows; the core then
+     * uses the copy ({@link #policy()}, {@link #ddl()}, ...). The default asks nothing.
+     *
+     * @param dataSource the instance's data source
+     * @return the dialect to use: this one, or a refined copy
+     * @throws SQLException from the driver, if the database cannot be asked; the instance is not built then
+     */
+    public Dialect refine(DataSource dataSource) throws SQLException {
+        return this;
+    }
+
+    /**
      * @return the longest payload the payload columns hold, in characters ({@link DialectPolicy#maxPayloadLength()})
      */
     public final int maxPayloadLength() {
@@ -134,7 +150,7 @@ public abstract class Dialect {
      * the class comment). The portable default: auto-commit, set through JDBC on every operation; and a connection
      * that is not read-only ({@link Connection#isReadOnly()}, refused otherwise). The portable dialect's statements
      * are standard SQL without quoted identifiers or string concatenation, and how transactions meet on the database
-     * is probed at {@code build()} ({@link dev.rowqueue.support.PortableFeatures}), not assumed from a setting.
+     * is probed at {@code build()} ({@link #refine}), not assumed from a setting.
      *
      * @return the settings, for documentation and {@code rowqueue tck}'s report
      */

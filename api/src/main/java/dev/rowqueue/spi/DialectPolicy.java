@@ -6,7 +6,8 @@ import java.util.Objects;
 
 /**
  * A dialect's answers to how the core runs on its database: how many claims run at once, how long payloads may be,
- * which isolation level the core enforces, how often it retries, and whether it reissues existing schema DDL.
+ * which isolation level the core enforces, how often it retries, whether it reissues existing schema DDL, and how
+ * transactions that meet on one row are kept apart in the JVM.
  * {@link #DEFAULTS} are the portable answers; a dialect changes what its database needs with the {@code with...}
  * methods.
  *
@@ -35,17 +36,29 @@ import java.util.Objects;
  *                                JVM, even when its tables exist. A database where DDL replicates to other servers and
  *                                can break them when several run it at once answers {@code false}: the core then first
  *                                checks that the tables exist and issues the DDL only for what is missing
+ * @param sharedClaimGates        whether every {@code RowQueues} instance on one database in this JVM shares its claim
+ *                                gates ({@link #claimConcurrency}), so that consumers of different instances take
+ *                                turns too. A database where a read waits for another transaction's uncommitted write
+ *                                answers {@code true}: consumers that ack and claim in one transaction wait for each
+ *                                other's rows there, and two such claims of one queue from two instances can wait in a
+ *                                cycle that the database may find only after seconds (Derby: 20 s)
+ * @param hotRowTurns             whether writers of one hot row (a ring group's head and slots, a counter, a work
+ *                                queue's claim gate, cursors and job rows) take turns within this JVM, each attempt
+ *                                holding a lock of its row from before its transaction begins until after it ends. A
+ *                                database where a second writer of a row fails instead of waiting for the first answers
+ *                                {@code true}; writers in other processes still meet there and are retried
  */
 public record DialectPolicy(int claimConcurrency, int maxPayloadLength, boolean enforceReadCommitted,
                             boolean readCommittedStatements, RetryPolicy retryPolicy,
-                            boolean reissuesExistingSchema) {
+                            boolean reissuesExistingSchema, boolean sharedClaimGates, boolean hotRowTurns) {
 
     /**
      * The portable answers: no claim limit, payloads of 4000 characters, READ COMMITTED enforced for transactions
-     * only, {@link RetryPolicy#defaults()}, schema DDL reissued.
+     * only, {@link RetryPolicy#defaults()}, schema DDL reissued, claim gates of each instance's own, writers that
+     * do not take turns.
      */
     public static final DialectPolicy DEFAULTS = new DialectPolicy(Integer.MAX_VALUE, 4000, true, false,
-            RetryPolicy.defaults(), true);
+            RetryPolicy.defaults(), true, false, false);
 
     /** Checks the answers. */
     public DialectPolicy {
@@ -73,7 +86,7 @@ public record DialectPolicy(int claimConcurrency, int maxPayloadLength, boolean 
      */
     public DialectPolicy withClaimConcurrency(int value) {
         return new DialectPolicy(value, maxPayloadLength, enforceReadCommitted, readCommittedStatements, retryPolicy,
-                reissuesExistingSchema);
+                reissuesExistingSchema, sharedClaimGates, hotRowTurns);
     }
 
     /**
@@ -82,7 +95,7 @@ public record DialectPolicy(int claimConcurrency, int maxPayloadLength, boolean 
      */
     public DialectPolicy withMaxPayloadLength(int value) {
         return new DialectPolicy(claimConcurrency, value, enforceReadCommitted, readCommittedStatements, retryPolicy,
-                reissuesExistingSchema);
+                reissuesExistingSchema, sharedClaimGates, hotRowTurns);
     }
 
     /**
@@ -91,7 +104,7 @@ public record DialectPolicy(int claimConcurrency, int maxPayloadLength, boolean 
      */
     public DialectPolicy withEnforceReadCommitted(boolean value) {
         return new DialectPolicy(claimConcurrency, maxPayloadLength, value, readCommittedStatements, retryPolicy,
-                reissuesExistingSchema);
+                reissuesExistingSchema, sharedClaimGates, hotRowTurns);
     }
 
     /**
@@ -100,7 +113,7 @@ public record DialectPolicy(int claimConcurrency, int maxPayloadLength, boolean 
      */
     public DialectPolicy withReadCommittedStatements(boolean value) {
         return new DialectPolicy(claimConcurrency, maxPayloadLength, enforceReadCommitted, value, retryPolicy,
-                reissuesExistingSchema);
+                reissuesExistingSchema, sharedClaimGates, hotRowTurns);
     }
 
     /**
@@ -109,7 +122,7 @@ public record DialectPolicy(int claimConcurrency, int maxPayloadLength, boolean 
      */
     public DialectPolicy withRetryPolicy(RetryPolicy value) {
         return new DialectPolicy(claimConcurrency, maxPayloadLength, enforceReadCommitted, readCommittedStatements,
-                value, reissuesExistingSchema);
+                value, reissuesExistingSchema, sharedClaimGates, hotRowTurns);
     }
 
     /**
@@ -118,6 +131,24 @@ public record DialectPolicy(int claimConcurrency, int maxPayloadLength, boolean 
      */
     public DialectPolicy withReissuesExistingSchema(boolean value) {
         return new DialectPolicy(claimConcurrency, maxPayloadLength, enforceReadCommitted, readCommittedStatements,
-                retryPolicy, value);
+                retryPolicy, value, sharedClaimGates, hotRowTurns);
+    }
+
+    /**
+     * @param value see {@link #sharedClaimGates()}
+     * @return a copy with it
+     */
+    public DialectPolicy withSharedClaimGates(boolean value) {
+        return new DialectPolicy(claimConcurrency, maxPayloadLength, enforceReadCommitted, readCommittedStatements,
+                retryPolicy, reissuesExistingSchema, value, hotRowTurns);
+    }
+
+    /**
+     * @param value see {@link #hotRowTurns()}
+     * @return a copy with it
+     */
+    public DialectPolicy withHotRowTurns(boolean value) {
+        return new DialectPolicy(claimConcurrency, maxPayloadLength, enforceReadCommitted, readCommittedStatements,
+                retryPolicy, reissuesExistingSchema, sharedClaimGates, value);
     }
 }

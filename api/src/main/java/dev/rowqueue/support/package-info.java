@@ -16,10 +16,9 @@
  *   <li>{@link dev.rowqueue.support.SqlErrors}: how driver exceptions are classified.</li>
  *   <li>{@link dev.rowqueue.support.Sql} and {@link dev.rowqueue.support.Jdbc}: named parameters and JDBC
  *       helpers.</li>
- *   <li>{@link dev.rowqueue.support.PortableDialect}: the dialect of databases no module serves, built from what
- *       {@link dev.rowqueue.support.PortableFeatures} finds by asking the database.</li>
  * </ul>
  *
- * The contracts a dialect implements are in {@link dev.rowqueue.spi}.
+ * The contracts a dialect implements are in {@link dev.rowqueue.spi}; the portable dialect, for databases no module
+ * serves, is in {@link dev.rowqueue.portable}.
  */
 package dev.rowqueue.support;

@@ -4,7 +4,7 @@ import dev.rowqueue.RowQueueException;
 import dev.rowqueue.TransientRowQueueException;
 import dev.rowqueue.UnknownCommitOutcomeException;
 import dev.rowqueue.spi.DatabaseProduct;
-import dev.rowqueue.support.PortableDialect;
+import dev.rowqueue.portable.PortableDialect;
 import dev.rowqueue.spi.SqlOp;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterEach;

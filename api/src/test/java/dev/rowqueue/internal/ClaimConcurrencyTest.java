@@ -8,7 +8,7 @@ import dev.rowqueue.TransientRowQueueException;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkQueueOptions;
 import dev.rowqueue.spi.DatabaseProduct;
-import dev.rowqueue.support.PortableDialect;
+import dev.rowqueue.portable.PortableDialect;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -4,7 +4,7 @@ import dev.rowqueue.RowQueues;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.DialectProvider;
-import dev.rowqueue.support.PortableDialect;
+import dev.rowqueue.portable.PortableDialect;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 

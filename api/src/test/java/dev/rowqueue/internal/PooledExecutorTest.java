@@ -5,7 +5,7 @@ import dev.rowqueue.RowQueueException;
 import dev.rowqueue.TransientRowQueueException;
 import dev.rowqueue.UnknownCommitOutcomeException;
 import dev.rowqueue.spi.DatabaseProduct;
-import dev.rowqueue.support.PortableDialect;
+import dev.rowqueue.portable.PortableDialect;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.SqlOp;
 import org.h2.jdbcx.JdbcDataSource;

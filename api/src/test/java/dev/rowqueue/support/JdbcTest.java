@@ -1,5 +1,6 @@
 package dev.rowqueue.support;
 
+import dev.rowqueue.portable.PortableDialect;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.SqlErrorKind;

@@ -49,7 +49,7 @@ class DriverJarTest {
     private static final String DIALECT = """
             package fake;
             import dev.rowqueue.spi.*;
-            import dev.rowqueue.support.PortableDialect;
+            import dev.rowqueue.portable.PortableDialect;
             import java.util.Map;
             public class FakeDialectProvider implements DialectProvider {
                 public String name() { return "fakedb"; }

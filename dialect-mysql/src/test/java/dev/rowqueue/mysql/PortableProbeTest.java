@@ -1,7 +1,7 @@
 package dev.rowqueue.mysql;
 
 import dev.rowqueue.support.KeyBytes;
-import dev.rowqueue.support.PortableFeatures;
+import dev.rowqueue.portable.PortableFeatures;
 import dev.rowqueue.testkit.EmbeddedMariaDbServer;
 import org.junit.jupiter.api.Test;
 

@@ -4,7 +4,7 @@ import dev.rowqueue.RowQueues;
 import dev.rowqueue.SchemaException;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.spi.WorkTables;
-import dev.rowqueue.support.PortableFeatures;
+import dev.rowqueue.portable.PortableFeatures;
 import dev.rowqueue.testkit.SimpleDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,8 +1,8 @@
 package dev.rowqueue.tck;
 
-import dev.rowqueue.support.PortableFeatures;
-import dev.rowqueue.support.PortableFeatures.KeyForm;
-import dev.rowqueue.support.PortableFeatures.Limit;
+import dev.rowqueue.portable.PortableFeatures;
+import dev.rowqueue.portable.PortableFeatures.KeyForm;
+import dev.rowqueue.portable.PortableFeatures.Limit;
 import dev.rowqueue.testkit.SimpleDataSource;
 import org.junit.jupiter.api.Test;
 

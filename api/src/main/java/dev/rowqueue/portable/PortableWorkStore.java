@@ -1,7 +1,9 @@
-package dev.rowqueue.support;
+package dev.rowqueue.portable;
 
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.WorkTables;
+import dev.rowqueue.support.Sql;
+import dev.rowqueue.support.StandardWorkStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

@@ -1,10 +1,12 @@
-package dev.rowqueue.support;
+package dev.rowqueue.portable;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.DialectPolicy;
+import dev.rowqueue.support.Jdbc;
+import dev.rowqueue.support.KeyBytes;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -337,6 +339,15 @@ public record PortableFeatures(String identity, boolean identityIsKey, String ge
         } catch (SQLException e) {
             return Concurrency.UNKNOWN;
         }
+        return concurrency(dataSource, database);
+    }
+
+    /**
+     * {@link #concurrency(javax.sql.DataSource)} of a database whose identity is known.
+     *
+     * @param database its identity ({@link Jdbc#databaseIdentity})
+     */
+    static Concurrency concurrency(javax.sql.DataSource dataSource, String database) {
         Concurrency known = CONCURRENCY.get(database);
         if (known != null) {
             return known;

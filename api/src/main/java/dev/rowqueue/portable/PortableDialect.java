@@ -1,4 +1,4 @@
-package dev.rowqueue.support;
+package dev.rowqueue.portable;
 
 import dev.rowqueue.spi.ColumnTypes;
 import dev.rowqueue.spi.DatabaseProduct;
@@ -11,10 +11,15 @@ import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.WorkStore;
 import dev.rowqueue.spi.WorkTables;
 import dev.rowqueue.support.DdlFeatures;
+import dev.rowqueue.support.Jdbc;
+import dev.rowqueue.support.KeyBytes;
 import dev.rowqueue.support.SchemaDdl;
 import dev.rowqueue.support.SqlErrors;
 import dev.rowqueue.support.SqlForms;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
+import javax.sql.DataSource;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -32,9 +37,12 @@ import java.util.Map;
  * cast, descending index columns, whether text compares exactly, {@code IF NOT EXISTS}, and how duplicate keys,
  * existing objects and missing tables are reported. It needs savepoints and row locks taken by {@code UPDATE}; it
  * takes time from the application's clock, so keep the clocks of nodes sharing a queue in sync. It is used, with a
- * logged warning, when detection finds no dialect, and can be forced with {@code builder.dialect("portable")}.
+ * logged warning, when detection finds no dialect, and can be forced with {@code builder.dialect("portable")}. At
+ * {@code build()} it asks more, on connections of its own ({@link #refine}): how two transactions on one row meet,
+ * and how a column is added.
  */
 public final class PortableDialect extends Dialect {
+    private static final Logger log = LoggerFactory.getLogger(PortableDialect.class);
 
     /** The dialect's name. */
     public static final String NAME = "portable";
@@ -51,6 +59,8 @@ public final class PortableDialect extends Dialect {
     private final String addKeyword;
     /** Whether an added column keeps its {@code NOT NULL}, or {@code null}: as the features say. */
     private final Boolean addsConstrained;
+    /** Whether a second writer of a row was found to fail instead of waiting ({@link HotRowProbe}). */
+    private final boolean hotRowConflicts;
 
     /**
      * A dialect for a database that answered no probes: it assumes the SQL standard
@@ -77,14 +87,16 @@ public final class PortableDialect extends Dialect {
      */
     public PortableDialect(DatabaseProduct product, PortableFeatures features,
                            PortableFeatures.Concurrency concurrency) {
-        this(product, features, concurrency, "ADD COLUMN", null);
+        this(product, features, concurrency, "ADD COLUMN", null, false);
     }
 
     private PortableDialect(DatabaseProduct product, PortableFeatures features,
-                            PortableFeatures.Concurrency concurrency, String addKeyword, Boolean addsConstrained) {
+                            PortableFeatures.Concurrency concurrency, String addKeyword, Boolean addsConstrained,
+                            boolean hotRowConflicts) {
         super(product);
         this.addKeyword = addKeyword;
         this.addsConstrained = addsConstrained;
+        this.hotRowConflicts = hotRowConflicts;
         this.features = features;
         this.concurrency = java.util.Objects.requireNonNull(concurrency, "concurrency");
         this.keys = switch (features.keyForm()) {
@@ -101,7 +113,8 @@ public final class PortableDialect extends Dialect {
                 addsConstrained != null ? addsConstrained : features.addsConstrainedColumns()));
         dev.rowqueue.RetryPolicy d = dev.rowqueue.RetryPolicy.defaults();
         this.policy = DialectPolicy.DEFAULTS.withClaimConcurrency(1).withRetryPolicy(concurrency.writeConflict() == null
-                ? d : new dev.rowqueue.RetryPolicy(CONFLICT_ATTEMPTS, d.initialBackoff(), d.maxBackoff()));
+                ? d : new dev.rowqueue.RetryPolicy(CONFLICT_ATTEMPTS, d.initialBackoff(), d.maxBackoff()))
+                .withSharedClaimGates(concurrency.readsWaitForWriters()).withHotRowTurns(hotRowConflicts);
         this.errors = new Errors(features, concurrency);
     }
 
@@ -174,7 +187,7 @@ public final class PortableDialect extends Dialect {
      * @return this dialect, knowing it
      */
     public PortableDialect withConcurrency(PortableFeatures.Concurrency found) {
-        return new PortableDialect(product(), features, found, addKeyword, addsConstrained);
+        return new PortableDialect(product(), features, found, addKeyword, addsConstrained, hotRowConflicts);
     }
 
     /**
@@ -184,7 +197,32 @@ public final class PortableDialect extends Dialect {
      * @return this dialect, adding columns that way in schema upgrades
      */
     public PortableDialect withAddColumn(String keyword, boolean constrained) {
-        return new PortableDialect(product(), features, concurrency, keyword, constrained);
+        return new PortableDialect(product(), features, concurrency, keyword, constrained, hotRowConflicts);
+    }
+
+    /**
+     * Asks the database, on connections of its own and once per database in this JVM, how two transactions on one
+     * row meet ({@link PortableFeatures#concurrency}: reads waiting for writers make the instances on the database
+     * share their claim gates, {@link DialectPolicy#sharedClaimGates()}), how a schema upgrade adds a column
+     * ({@link #withAddColumn}), and whether a second writer of a row fails instead of waiting (then writers of one
+     * hot row take turns in this JVM, {@link DialectPolicy#hotRowTurns()}). A probe that cannot run leaves its
+     * answer as it was; where no connection can be had to tell the database, nothing is asked.
+     */
+    @Override
+    public Dialect refine(DataSource dataSource) {
+        String database;
+        try (Connection c = dataSource.getConnection()) {
+            database = Jdbc.databaseIdentity(c.getMetaData());
+        } catch (SQLException e) {
+            log.debug("rowqueue: could not tell the database to probe it: {}", e.toString());
+            return this;
+        }
+        PortableFeatures.Concurrency found = PortableFeatures.concurrency(dataSource, database);
+        AddColumnProbe.Answer add = AddColumnProbe.of(dataSource, database);
+        HotRowProbe.Answer hot = HotRowProbe.of(dataSource, database);
+        log.debug("rowqueue: {}{}", hot, hot.conflicts() ? ": writers of one hot row take turns in this JVM" : "");
+        return new PortableDialect(product(), features, found, add == null ? addKeyword : add.keyword(),
+                add == null ? addsConstrained : Boolean.valueOf(add.constrained()), hot.conflicts());
     }
 
     /** Attempts of an operation where a second writer of a row fails instead of waiting ({@link #policy()}). */

@@ -1,4 +1,4 @@
-package dev.rowqueue.internal;
+package dev.rowqueue.portable;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,4 +1,4 @@
-package dev.rowqueue.internal;
+package dev.rowqueue.portable;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -11,12 +11,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Asks a database how it adds a column to a table, for schema upgrades ({@link SchemaManager}'s version 1 to 2): on a
- * private scratch table {@code rq_probe_<random>_a}, in auto-commit mode (each statement outside any transaction that
- * used the table), SQL:2003's {@code ALTER TABLE t ADD COLUMN c ...} and then the bare {@code ALTER TABLE t ADD c ...}
- * that some engines require, one column per statement; then, in the form accepted, a column with a default and
- * {@code NOT NULL}. The scratch table has a secondary index, as a jobs table of version 1 has: some engines refuse to
- * add a constrained column to a table that an index depends on, and add it with its default only. Kept per database for the JVM's lifetime; a probe that cannot run answers {@code null}.
+ * Asks a database how it adds a column to a table, for schema upgrades (version 1 to 2,
+ * {@link PortableDialect#withAddColumn}): on a private scratch table {@code rq_probe_<random>_a}, in auto-commit mode
+ * (each statement outside any transaction that used the table), SQL:2003's {@code ALTER TABLE t ADD COLUMN c ...} and
+ * then the bare {@code ALTER TABLE t ADD c ...} that some engines require, one column per statement; then, in the
+ * form accepted, a column with a default and {@code NOT NULL}. The scratch table has a secondary index, as a jobs
+ * table of version 1 has: some engines refuse to add a constrained column to a table that an index depends on, and
+ * add it with its default only. Kept per database for the JVM's lifetime; a probe that cannot run answers
+ * {@code null}.
  */
 final class AddColumnProbe {
     private static final Logger log = LoggerFactory.getLogger(AddColumnProbe.class);
