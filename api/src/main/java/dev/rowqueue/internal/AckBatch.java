@@ -17,7 +17,7 @@ final class AckBatch {
     private static final Logger log = LoggerFactory.getLogger(DefaultWorker.class);
 
     private final ReentrantLock lock;
-    private final DefaultWorkQueue queue;
+    private final WorkerQueue queue;
     private final WorkerListener listener;
     private final List<Job> done = new ArrayList<>();
     /** Jobs whose ack was sent in a statement of unknown outcome: it may have taken effect. */
@@ -28,7 +28,7 @@ final class AckBatch {
      * @param queue    the queue the jobs came from
      * @param listener told of leases lost by the time of the ack
      */
-    AckBatch(ReentrantLock lock, DefaultWorkQueue queue, WorkerListener listener) {
+    AckBatch(ReentrantLock lock, WorkerQueue queue, WorkerListener listener) {
         this.lock = lock;
         this.queue = queue;
         this.listener = listener;

@@ -48,6 +48,11 @@ final class BoundExecutor implements Executor {
         }
     }
 
+    @Override
+    public boolean boundToCallersConnection() {
+        return true;
+    }
+
     private <R> R ownTransaction(SqlOp<R> op, boolean[] mayHaveCommitted) throws SQLException {
         dialect.beginTransaction(connection);
         R result;

@@ -1,6 +1,5 @@
 package dev.rowqueue.internal;
 
-import dev.rowqueue.Operation;
 import dev.rowqueue.RingEntry;
 import dev.rowqueue.RingOptions;
 import dev.rowqueue.RingQueue;
@@ -13,7 +12,11 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 
-/** The {@link RingQueue} implementation: validation, then the dialect's store through an executor. */
+/**
+ * The {@link RingQueue} implementation: validation, then the dialect's store through an executor. Where operation
+ * listeners are registered, callers get it inside an {@link ObservedRingQueue}
+ * ({@link DefaultRowQueues.Context#handle}).
+ */
 final class DefaultRingQueue implements RingQueue {
     private final String name;
     private final RingOptions options;
@@ -48,12 +51,6 @@ final class DefaultRingQueue implements RingQueue {
 
     @Override
     public long push(String group, String payload) {
-        Operations ops = context.operations();
-        return ops == null ? pushOne(group, payload)
-                : ops.run(name, Operation.PUSH, () -> pushOne(group, payload), Operations.ONE);
-    }
-
-    private long pushOne(String group, String payload) {
         String g = group(group);
         Validation.payload(payload, context.maxPayloadLength());
         return context.executor().run("push into ring " + name, "ring " + name + " " + g,
@@ -62,12 +59,6 @@ final class DefaultRingQueue implements RingQueue {
 
     @Override
     public List<Long> pushAll(String group, List<String> payloads) {
-        Operations ops = context.operations();
-        return ops == null ? pushMany(group, payloads)
-                : ops.run(name, Operation.PUSH_ALL, () -> pushMany(group, payloads), Operations.SIZE);
-    }
-
-    private List<Long> pushMany(String group, List<String> payloads) {
         String g = group(group);
         List<String> checked = Validation.payloads(payloads, context.maxPayloadLength());
         long[] seqs = context.executor().run("push into ring " + name, "ring " + name + " " + g,
@@ -86,13 +77,7 @@ final class DefaultRingQueue implements RingQueue {
 
     @Override
     public List<RingEntry> newestFirst(String group, int limit) {
-        Operations ops = context.operations();
-        return ops == null ? readLimited(group, limit)
-                : ops.run(name, Operation.READ, () -> readLimited(group, limit), Operations.SIZE);
-    }
-
-    private List<RingEntry> readLimited(String group, int limit) {
-        return readNow(group, true, Validation.positive("limit", limit));
+        return read(group, true, Validation.positive("limit", limit));
     }
 
     @Override
@@ -106,49 +91,24 @@ final class DefaultRingQueue implements RingQueue {
     }
 
     private List<RingEntry> read(String group, boolean newestFirst, int limit) {
-        Operations ops = context.operations();
-        return ops == null ? readNow(group, newestFirst, limit)
-                : ops.run(name, Operation.READ, () -> readNow(group, newestFirst, limit), Operations.SIZE);
-    }
-
-    private List<RingEntry> readNow(String group, boolean newestFirst, int limit) {
         String g = group(group);
         return List.copyOf(context.executor().run("read ring " + name, store.read(g, newestFirst, limit)));
     }
 
     @Override
     public int size(String group) {
-        Operations ops = context.operations();
-        return ops == null ? sizeNow(group) : ops.run(name, Operation.SIZE, () -> sizeNow(group), Operations.ONE);
-    }
-
-    private int sizeNow(String group) {
         String g = group(group);
         return context.executor().run("size of ring " + name, store.size(g));
     }
 
     @Override
     public void clear(String group) {
-        Operations ops = context.operations();
-        if (ops == null) {
-            clearNow(group);
-        } else {
-            ops.run(name, Operation.CLEAR, () -> clearNow(group));
-        }
-    }
-
-    private void clearNow(String group) {
         String g = group(group);
         context.executor().run("clear ring " + name, "ring " + name + " " + g, store.clear(g));
     }
 
     @Override
     public List<String> groups() {
-        Operations ops = context.operations();
-        return ops == null ? groupsNow() : ops.run(name, Operation.GROUPS, this::groupsNow, Operations.SIZE);
-    }
-
-    private List<String> groupsNow() {
         List<String> groups = new ArrayList<>(context.executor().run("list groups of ring " + name, store.groups()));
         Collections.sort(groups);
         return Collections.unmodifiableList(groups);
@@ -156,7 +116,8 @@ final class DefaultRingQueue implements RingQueue {
 
     @Override
     public RingQueue using(Connection connection) {
-        return new DefaultRingQueue(name, options, store, context.bound(connection));
+        return context.handle(new DefaultRingQueue(name, options, store, context.bound(connection)),
+                ObservedRingQueue::new);
     }
 
     @Override

@@ -35,6 +35,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /** The {@link RowQueues} implementation. */
@@ -66,7 +67,8 @@ public final class DefaultRowQueues implements RowQueues {
 
     /**
      * What every handle of one instance shares; {@code wakeups} is {@code null} where blocking claims poll, and
-     * {@code operations} where no operation listener is registered. Claims on a caller's connection pass no gate.
+     * {@code operations} where no operation listener is registered (then no handle is decorated,
+     * {@link #handle}). Claims on a caller's connection pass no gate.
      */
     record Context(Dialect dialect, Executor executor, int maxPayloadLength, Duration pollInterval,
                    WakeupSource wakeups, ClaimGates claimGates, Operations operations, ActivityRecorder activity,
@@ -81,6 +83,20 @@ public final class DefaultRowQueues implements RowQueues {
             Executor own = executor.own();
             return own == executor ? this : new Context(dialect, own, maxPayloadLength, pollInterval, wakeups,
                     claimGates, operations, activity, lifecycle, schema, node);
+        }
+
+        /**
+         * Every handle is made here: where operation listeners are registered, wrapped in the decorator that times its
+         * operations and reports them ({@link Operations}); otherwise it is returned as it is, so its operations
+         * neither read the clock nor allocate for listeners.
+         *
+         * @param handle    the handle that does the work
+         * @param decorator makes the reporting handle around it
+         * @param <H>       the handle's type
+         * @return the handle callers get
+         */
+        <H> H handle(H handle, BiFunction<H, Operations, H> decorator) {
+            return operations == null ? handle : decorator.apply(handle, operations);
         }
 
         /**
@@ -210,7 +226,8 @@ public final class DefaultRowQueues implements RowQueues {
                     + context.dialect().capabilities());
         }
         schema.ensure(SchemaManager.Definition.ring(n, options));
-        return new DefaultRingQueue(n, options, context.dialect().ringStore(RingTables.of(n), options), context);
+        return context.handle(new DefaultRingQueue(n, options, context.dialect().ringStore(RingTables.of(n), options),
+                context), ObservedRingQueue::new);
     }
 
     @Override
@@ -224,7 +241,8 @@ public final class DefaultRowQueues implements RowQueues {
         String n = Validation.queueName(name);
         Objects.requireNonNull(options, "options");
         schema.open(SchemaManager.Definition.of(n, QueueKind.WORK));
-        return new DefaultWorkQueue(n, options, context.dialect().workStore(WorkTables.of(n)), context);
+        return context.handle(new DefaultWorkQueue(n, options, context.dialect().workStore(WorkTables.of(n)), context),
+                ObservedWorkQueue::new);
     }
 
     @Override
@@ -232,7 +250,8 @@ public final class DefaultRowQueues implements RowQueues {
         context.lifecycle().check();
         String n = Validation.queueName(name);
         schema.ensure(SchemaManager.Definition.of(n, QueueKind.COUNTERS));
-        return new DefaultCounters(n, context.dialect().counterStore(CounterTable.of(n)), context);
+        return context.handle(new DefaultCounters(n, context.dialect().counterStore(CounterTable.of(n)), context),
+                ObservedCounters::new);
     }
 
     @Override

@@ -7,7 +7,6 @@ import dev.rowqueue.Job;
 import dev.rowqueue.JobInfo;
 import dev.rowqueue.JobPage;
 import dev.rowqueue.JobQuery;
-import dev.rowqueue.Operation;
 import dev.rowqueue.JobHandler;
 import dev.rowqueue.QueueActivity;
 import dev.rowqueue.QueueKind;
@@ -40,8 +39,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
-/** The {@link WorkQueue} implementation. */
-final class DefaultWorkQueue implements WorkQueue {
+/**
+ * The {@link WorkQueue} implementation: each operation does its work and nothing else; where operation listeners are
+ * registered, callers get it inside an {@link ObservedWorkQueue} ({@link DefaultRowQueues.Context#handle}).
+ */
+final class DefaultWorkQueue implements WorkerQueue {
     /** The first poll interval of a blocking claim; doubled up to the configured poll interval. */
     private static final long FIRST_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
@@ -107,12 +109,6 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public long enqueue(String payload, Enqueue how) {
-        Operations ops = context.operations();
-        return ops == null ? enqueueOne(payload, how)
-                : ops.run(name, Operation.ENQUEUE, () -> enqueueOne(payload, how), Operations.ONE);
-    }
-
-    private long enqueueOne(String payload, Enqueue how) {
         Objects.requireNonNull(how, "how");
         Validation.payload(payload, context.maxPayloadLength());
         long delay = Validation.notNegative("delay", how.delay());
@@ -141,12 +137,6 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public List<Long> enqueueAll(List<String> payloads, Enqueue how) {
-        Operations ops = context.operations();
-        return ops == null ? enqueueMany(payloads, how)
-                : ops.run(name, Operation.ENQUEUE_ALL, () -> enqueueMany(payloads, how), Operations.SIZE);
-    }
-
-    private List<Long> enqueueMany(List<String> payloads, Enqueue how) {
         Objects.requireNonNull(how, "how");
         List<String> checked = Validation.payloads(payloads, context.maxPayloadLength());
         long delay = Validation.notNegative("delay", how.delay());
@@ -176,11 +166,6 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public List<Job> claim(int max) {
-        Operations ops = context.operations();
-        return ops == null ? claimNow(max) : ops.run(name, Operation.CLAIM, () -> claimNow(max), Operations.SIZE);
-    }
-
-    private List<Job> claimNow(int max) {
         Validation.batch("claim batch size", max);
         if (!present()) {
             return List.of();
@@ -190,12 +175,6 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public List<Job> claim(int max, Duration maxWait) {
-        Operations ops = context.operations();
-        return ops == null ? claimWaiting(max, maxWait)
-                : ops.run(name, Operation.CLAIM_WAIT, () -> claimWaiting(max, maxWait), Operations.SIZE);
-    }
-
-    private List<Job> claimWaiting(int max, Duration maxWait) {
         Validation.batch("claim batch size", max);
         long waitNanos = TimeUnit.MILLISECONDS.toNanos(Validation.notNegative("maxWait", maxWait));
         long deadline = System.nanoTime() + waitNanos;
@@ -205,7 +184,7 @@ final class DefaultWorkQueue implements WorkQueue {
         while (true) {
             // the ticket is taken before the claim looks, so a signal sent after an empty claim is not lost
             WakeupSource.Ticket ticket = wakeups == null || waitNanos == 0 ? null : wakeups.ticket(WorkTables.of(name));
-            List<Job> jobs = claimNow(max);
+            List<Job> jobs = claim(max);
             long left = deadline - System.nanoTime();
             if (!jobs.isEmpty() || left <= 0) {
                 return jobs;
@@ -252,11 +231,6 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public boolean ack(Job job) {
-        Operations ops = context.operations();
-        return ops == null ? ackNow(job) : ops.run(name, Operation.ACK, () -> ackNow(job), Operations.IF_TRUE);
-    }
-
-    private boolean ackNow(Job job) {
         Validation.job(job);
         boolean acked = context.executor().run("ack job " + job.id() + " of " + name, "work " + name,
                 store.ack(job.id(), job.leaseToken()));
@@ -268,12 +242,6 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public Handoff ackAndClaim(Collection<Job> done, int max) {
-        Operations ops = context.operations();
-        return ops == null ? ackAndClaimNow(done, max)
-                : ops.run(name, Operation.ACK_AND_CLAIM, () -> ackAndClaimNow(done, max), h -> h.claimed().size());
-    }
-
-    private Handoff ackAndClaimNow(Collection<Job> done, int max) {
         Objects.requireNonNull(done, "done");
         Validation.batch("claim batch size", max);
         if (done.size() > Validation.MAX_BATCH) {
@@ -396,14 +364,8 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public boolean nack(Job job) {
-        Operations ops = context.operations();
-        return ops == null ? nackByPolicy(job)
-                : ops.run(name, Operation.NACK, () -> nackByPolicy(job), Operations.IF_TRUE);
-    }
-
-    private boolean nackByPolicy(Job job) {
         Validation.job(job);
-        return nackNow(job, options.retryDelay(job.failures() + 1), null);
+        return nack(job, options.retryDelay(job.failures() + 1), null);
     }
 
     @Override
@@ -413,12 +375,6 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public boolean nack(Job job, Duration retryDelay, String error) {
-        Operations ops = context.operations();
-        return ops == null ? nackNow(job, retryDelay, error)
-                : ops.run(name, Operation.NACK, () -> nackNow(job, retryDelay, error), Operations.IF_TRUE);
-    }
-
-    private boolean nackNow(Job job, Duration retryDelay, String error) {
         Validation.job(job);
         long delay = Validation.notNegative("retryDelay", retryDelay);
         String text = Validation.errorText(error, Dialect.ERROR_LENGTH);
@@ -432,12 +388,6 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public boolean release(Job job) {
-        Operations ops = context.operations();
-        return ops == null ? releaseNow(job)
-                : ops.run(name, Operation.RELEASE, () -> releaseNow(job), Operations.IF_TRUE);
-    }
-
-    private boolean releaseNow(Job job) {
         Validation.job(job);
         return context.executor().run("release job " + job.id() + " of " + name, "work " + name,
                 store.release(job.id(), job.leaseToken()));
@@ -445,12 +395,6 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public boolean extendLease(Job job, Duration leaseDuration) {
-        Operations ops = context.operations();
-        return ops == null ? extendNow(job, leaseDuration)
-                : ops.run(name, Operation.EXTEND_LEASE, () -> extendNow(job, leaseDuration), Operations.IF_TRUE);
-    }
-
-    private boolean extendNow(Job job, Duration leaseDuration) {
         Validation.job(job);
         long lease = Validation.positive("leaseDuration", leaseDuration);
         return context.executor().run("extend lease of job " + job.id() + " of " + name, "work " + name,
@@ -464,12 +408,6 @@ final class DefaultWorkQueue implements WorkQueue {
                     + " claims with maxLeasedPerKey(" + options.maxLeasedPerKey() + "), so it cannot rotate");
         }
         String c = Validation.cursor(cursor, Dialect.KEY_LENGTH);
-        Operations ops = context.operations();
-        return ops == null ? rotateNow(c, max)
-                : ops.run(name, Operation.ROTATE, () -> rotateNow(c, max), Operations.SIZE);
-    }
-
-    private List<Job> rotateNow(String c, int max) {
         Validation.batch("rotate batch size", max);
         if (!present()) {
             return List.of();
@@ -482,12 +420,6 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public List<Job> deadLetters(int limit) {
-        Operations ops = context.operations();
-        return ops == null ? deadNow(limit)
-                : ops.run(name, Operation.DEAD_LETTERS, () -> deadNow(limit), Operations.SIZE);
-    }
-
-    private List<Job> deadNow(int limit) {
         Validation.positive("limit", limit);
         if (!present()) {
             return List.of();
@@ -497,11 +429,6 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public boolean revive(long id) {
-        Operations ops = context.operations();
-        return ops == null ? reviveNow(id) : ops.run(name, Operation.REVIVE, () -> reviveNow(id), Operations.IF_TRUE);
-    }
-
-    private boolean reviveNow(long id) {
         if (!present()) {
             return false;
         }
@@ -510,11 +437,6 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public int reviveAll() {
-        Operations ops = context.operations();
-        return ops == null ? reviveAllNow() : ops.run(name, Operation.REVIVE_ALL, this::reviveAllNow, n -> n);
-    }
-
-    private int reviveAllNow() {
         if (!present()) {
             return 0;
         }
@@ -523,11 +445,6 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public int purgeDead() {
-        Operations ops = context.operations();
-        return ops == null ? purgeNow() : ops.run(name, Operation.PURGE_DEAD, this::purgeNow, n -> n);
-    }
-
-    private int purgeNow() {
         if (!present()) {
             return 0;
         }
@@ -536,11 +453,6 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public QueueStats stats() {
-        Operations ops = context.operations();
-        return ops == null ? statsNow() : ops.run(name, Operation.STATS, this::statsNow, Operations.ONE);
-    }
-
-    private QueueStats statsNow() {
         if (!present()) {
             return new QueueStats(0, 0, 0, 0);
         }
@@ -549,12 +461,6 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public Map<String, QueueStats> statsByKey(int limit) {
-        Operations ops = context.operations();
-        return ops == null ? statsByKeyNow(limit)
-                : ops.run(name, Operation.STATS_BY_KEY, () -> statsByKeyNow(limit), Map::size);
-    }
-
-    private Map<String, QueueStats> statsByKeyNow(int limit) {
         Validation.batch("key limit", limit);
         if (!present()) {
             return Map.of();
@@ -564,11 +470,6 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public Optional<JobInfo> job(long id) {
-        Operations ops = context.operations();
-        return ops == null ? jobNow(id) : ops.run(name, Operation.JOB, () -> jobNow(id), j -> j.isPresent() ? 1 : 0);
-    }
-
-    private Optional<JobInfo> jobNow(long id) {
         Validation.jobId(id);
         if (!present()) {
             return Optional.empty();
@@ -577,13 +478,8 @@ final class DefaultWorkQueue implements WorkQueue {
     }
 
     @Override
-    public JobPage jobs(JobQuery query) {
-        Objects.requireNonNull(query, "query");
-        Operations ops = context.operations();
-        return ops == null ? jobsNow(query) : ops.run(name, Operation.JOBS, () -> jobsNow(query), p -> p.jobs().size());
-    }
-
-    private JobPage jobsNow(JobQuery q) {
+    public JobPage jobs(JobQuery q) {
+        Objects.requireNonNull(q, "query");
         if (!present()) {
             return new JobPage(q, List.of(), false);
         }
@@ -596,12 +492,6 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public CancelOutcome cancel(long id) {
-        Operations ops = context.operations();
-        return ops == null ? cancelNow(id)
-                : ops.run(name, Operation.CANCEL, () -> cancelNow(id), o -> o.cancelled() ? 1 : 0);
-    }
-
-    private CancelOutcome cancelNow(long id) {
         Validation.jobId(id);
         if (!present()) {
             return CancelOutcome.NOT_FOUND;
@@ -611,43 +501,21 @@ final class DefaultWorkQueue implements WorkQueue {
 
     @Override
     public QueueActivity activity() {
-        Operations ops = context.operations();
-        return ops == null ? activityNow() : ops.run(name, Operation.ACTIVITY, this::activityNow, Operations.ONE);
-    }
-
-    private QueueActivity activityNow() {
         return context.activity().read(name, context.executor());
     }
 
-    /** @return the lifecycle of the instance this handle belongs to */
-    NodeRegistry node() {
+    @Override
+    public NodeRegistry node() {
         return context.node();
     }
 
-    Lifecycle lifecycle() {
+    @Override
+    public Lifecycle lifecycle() {
         return context.lifecycle();
     }
 
-    /** @return the queue's tables */
-    WorkTables tables() {
-        return WorkTables.of(name);
-    }
-
-    /**
-     * Extends the leases of several jobs in one statement (a worker's heartbeat), reported as one
-     * {@link Operation#EXTEND_LEASE}.
-     *
-     * @param jobs  at most {@link Validation#MAX_BATCH} leased jobs
-     * @param lease the new lease from now
-     * @return the ids whose lease was extended
-     */
-    Set<Long> extendLeases(List<Job> jobs, Duration lease) {
-        Operations ops = context.operations();
-        return ops == null ? extendLeasesNow(jobs, lease)
-                : ops.run(name, Operation.EXTEND_LEASE, () -> extendLeasesNow(jobs, lease), Set::size);
-    }
-
-    private Set<Long> extendLeasesNow(List<Job> jobs, Duration lease) {
+    @Override
+    public Set<Long> extendLeases(List<Job> jobs, Duration lease) {
         long leaseMs = Validation.positive("leaseDuration", lease);
         long[] ids = new long[jobs.size()];
         long[] tokens = new long[jobs.size()];
@@ -665,20 +533,22 @@ final class DefaultWorkQueue implements WorkQueue {
         Objects.requireNonNull(handler, "handler");
         Objects.requireNonNull(workerOptions, "options");
         context.lifecycle().check();
-        if (context.executor() instanceof BoundExecutor) {
+        if (context.executor().boundToCallersConnection()) {
             throw new UnsupportedOperationException("a worker claims on connections of its own; create it from the"
                     + " queue of the RowQueues instance, not from a handle bound with using(connection)");
         }
         // a worker's claims, acks, nacks and heartbeats never join a caller's transaction (transaction binding), even
         // when they run on a thread that has one (a handler's JobContext, a caller's executor)
-        DefaultWorkQueue own = new DefaultWorkQueue(name, options, store, context.own());
+        WorkerQueue own = context.handle(new DefaultWorkQueue(name, options, store, context.own()),
+                ObservedWorkQueue::new);
         return new DefaultWorker(own, handler, workerOptions, options.leaseDuration(), context.pollInterval(),
                 context.wakeups());
     }
 
     @Override
     public WorkQueue using(Connection connection) {
-        return new DefaultWorkQueue(name, options, store, context.bound(connection));
+        return context.handle(new DefaultWorkQueue(name, options, store, context.bound(connection)),
+                ObservedWorkQueue::new);
     }
 
     @Override

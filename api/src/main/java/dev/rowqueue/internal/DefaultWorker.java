@@ -41,7 +41,7 @@ final class DefaultWorker implements Worker {
     private static final long MAX_BACKOFF_MS = 30_000;
     private static final long SETTLE_AFTER_INTERRUPT_MS = 10_000;
 
-    private final DefaultWorkQueue queue;
+    private final WorkerQueue queue;
     private final JobHandler handler;
     private final WorkerOptions options;
     private final WorkerListener listener;
@@ -65,7 +65,7 @@ final class DefaultWorker implements Worker {
     /** The refusal of the last claim while claims are refused, else null; written by the dispatcher only. */
     private volatile StatementRefusedException refused;
 
-    DefaultWorker(DefaultWorkQueue queue, JobHandler handler, WorkerOptions options, Duration lease, Duration poll,
+    DefaultWorker(WorkerQueue queue, JobHandler handler, WorkerOptions options, Duration lease, Duration poll,
                   WakeupSource wakeups) {
         this.queue = queue;
         this.handler = handler;

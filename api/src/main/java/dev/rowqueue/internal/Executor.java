@@ -30,6 +30,16 @@ interface Executor {
     }
 
     /**
+     * Whether every operation runs on the one connection a caller handed in ({@code using(connection)}): work that
+     * needs connections of its own, a worker's, cannot run here.
+     *
+     * @return {@code true} for a handle bound to a caller's connection
+     */
+    default boolean boundToCallersConnection() {
+        return false;
+    }
+
+    /**
      * The executor for work that never joins a caller's transaction (a worker's claims, acks and heartbeats).
      *
      * @return the executor on connections of its own: this one, unless this one joins callers' transactions

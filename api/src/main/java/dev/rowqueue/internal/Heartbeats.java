@@ -31,7 +31,7 @@ final class Heartbeats {
     /** How often the watch looks at the known lease ends, at most. */
     private static final long WATCH_MS = 50;
 
-    private final DefaultWorkQueue queue;
+    private final WorkerQueue queue;
     private final WorkerListener listener;
     private final Map<Long, RunningJob> running;
     private final Supplier<List<RunningJob>> buffered;
@@ -59,7 +59,7 @@ final class Heartbeats {
      * @param margin    how much earlier than the database the worker takes a lease to end
      * @param interrupt whether to interrupt the handler of a job whose lease is lost
      */
-    Heartbeats(DefaultWorkQueue queue, WorkerListener listener, Map<Long, RunningJob> running,
+    Heartbeats(WorkerQueue queue, WorkerListener listener, Map<Long, RunningJob> running,
                Supplier<List<RunningJob>> buffered, Predicate<RunningJob> unbuffer, Duration margin,
                boolean interrupt) {
         this.queue = queue;

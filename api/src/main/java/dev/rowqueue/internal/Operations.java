@@ -13,8 +13,9 @@ import java.util.function.ToIntFunction;
 
 /**
  * Times a handle's operation and tells the registered {@link OperationListener}s. An instance exists only when at
- * least one listener is registered: handles hold {@code null} otherwise and call their operation directly, so an
- * instance without listeners neither reads the clock nor allocates an event or a lambda.
+ * least one listener is registered, and only then are handles wrapped in the decorators that call it
+ * ({@link ObservedWorkQueue}, {@link ObservedRingQueue}, {@link ObservedCounters}); without listeners callers get the
+ * handles that do the work, which neither read the clock nor allocate an event or a lambda for reporting.
  */
 final class Operations {
     private static final Logger log = LoggerFactory.getLogger(Operations.class);

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * handler sees it, with the end of its lease as this node knows it.
  */
 final class RunningJob implements JobContext {
-    private final DefaultWorkQueue queue;
+    private final WorkerQueue queue;
     final Job job;
     final AtomicBoolean settled = new AtomicBoolean();
     /** Taken by the handler thread that runs the job, or by close for a job no thread took. */
@@ -34,7 +34,7 @@ final class RunningJob implements JobContext {
      * @param job           the job
      * @param leaseEndNanos when its lease is known to end, on {@link System#nanoTime()}
      */
-    RunningJob(DefaultWorkQueue queue, Job job, long leaseEndNanos) {
+    RunningJob(WorkerQueue queue, Job job, long leaseEndNanos) {
         this.queue = queue;
         this.job = job;
         this.leaseEndNanos = leaseEndNanos;

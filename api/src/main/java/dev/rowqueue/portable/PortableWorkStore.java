@@ -2,6 +2,7 @@ package dev.rowqueue.portable;
 
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.WorkTables;
+import dev.rowqueue.support.Claims;
 import dev.rowqueue.support.Sql;
 import dev.rowqueue.support.StandardWorkStore;
 import java.sql.Connection;
@@ -35,8 +36,8 @@ final class PortableWorkStore extends StandardWorkStore {
     }
 
     @Override
-    protected List<Long> candidates(Connection c, Candidates kind, int n, long last) throws SQLException {
-        if (kind == Candidates.CLAIM) { // rotation locks its cursor's row first
+    protected List<Long> candidates(Connection c, Claims.Kind kind, int n, long last) throws SQLException {
+        if (kind == Claims.Kind.CLAIM) { // rotation locks its cursor's row first
             try (PreparedStatement ps = writeFirst.prepare(c)) {
                 dialect.bind(writeFirst, ps).done();
                 ps.executeUpdate();

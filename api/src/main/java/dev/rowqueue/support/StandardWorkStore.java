@@ -66,16 +66,6 @@ public class StandardWorkStore implements WorkStore {
     /** How many times an enqueue with a unique key inserts after the live job that held the key ended meanwhile. */
     protected static final int UNIQUE_ATTEMPTS = KeyedClaims.UNIQUE_ATTEMPTS;
 
-    /** Which candidates a claim or rotation looks for. */
-    protected enum Candidates {
-        /** Claim order: priority descending, due time, id. */
-        CLAIM,
-        /** Rotation: ids above the cursor, ascending. */
-        AFTER,
-        /** Rotation after wrapping: ids up to the cursor, ascending. */
-        UP_TO
-    }
-
     /**
      * How statements on one job found by its primary key (ack, nack, release, lease extension, burial) begin, and
      * their test that the job is live. A dialect's store changes them where its planner needs it (an index hint, a
@@ -160,7 +150,7 @@ public class StandardWorkStore implements WorkStore {
 
         @Override
         public List<Long> candidates(Connection c, boolean after, int n, long last) throws SQLException {
-            return StandardWorkStore.this.candidates(c, after ? Candidates.AFTER : Candidates.UP_TO, n, last);
+            return StandardWorkStore.this.candidates(c, after ? Claims.Kind.AFTER : Claims.Kind.UP_TO, n, last);
         }
 
         @Override
@@ -239,7 +229,7 @@ public class StandardWorkStore implements WorkStore {
         return SqlOp.transaction(c -> {
             List<Job> claimed = new ArrayList<>();
             for (int round = 0; anotherRound(round, claimed.size()) && claimed.size() < max; round++) {
-                List<Long> ids = candidates(c, Candidates.CLAIM, max - claimed.size(), -1);
+                List<Long> ids = candidates(c, Claims.Kind.CLAIM, max - claimed.size(), -1);
                 if (ids.isEmpty()) {
                     break;
                 }
@@ -543,8 +533,8 @@ public class StandardWorkStore implements WorkStore {
      * @return ids in the order the caller wants the jobs
      * @throws SQLException from the driver
      */
-    protected List<Long> candidates(Connection c, Candidates kind, int n, long last) throws SQLException {
-        return claims.candidates(c, Claims.Kind.valueOf(kind.name()), n, last);
+    protected List<Long> candidates(Connection c, Claims.Kind kind, int n, long last) throws SQLException {
+        return claims.candidates(c, kind, n, last);
     }
 
     /**

@@ -248,6 +248,14 @@ class OperationListenerTest {
 
             catchThrown(() -> work.claim(0));
             assertThat(rec.one().outcome()).isEqualTo(Outcome.INVALID_INPUT);
+            // refused before the operation's body began: reported all the same, as every other refusal
+            thrown = catchThrown(() -> work.rotate(null, 5));
+            e = rec.one();
+            assertThat(e.operation()).isEqualTo(Operation.ROTATE);
+            assertThat(e.outcome()).isEqualTo(Outcome.INVALID_INPUT);
+            assertThat(e.error()).isSameAs(thrown);
+            catchThrown(() -> work.jobs(null));
+            assertThat(rec.one().operation()).isEqualTo(Operation.JOBS);
 
             // a 64-bit limit
             counters.set("k", Long.MAX_VALUE);
@@ -335,6 +343,43 @@ class OperationListenerTest {
             WorkQueue work = rq.workQueue("w");
             work.enqueue("x");
             assertThat(work.claim(1)).hasSize(1);
+        }
+    }
+
+    @Test
+    void handles_are_decorated_only_where_listeners_exist() throws Exception {
+        WorkerTest.SwitchedDataSource plainDs = h2("ops_plain");
+        WorkerTest.SwitchedDataSource observedDs = h2("ops_observed");
+        try (RowQueues plain = RowQueues.builder(plainDs.ds).build();
+             RowQueues observed = RowQueues.builder(observedDs.ds).operationListener(new Recorder()).build();
+             Connection c = plainDs.h2.getConnection();
+             Connection d = observedDs.h2.getConnection()) {
+            // without listeners callers get the handles that do the work: nothing between them and the caller times
+            assertHandles(plain, c, DefaultWorkQueue.class, DefaultRingQueue.class, DefaultCounters.class);
+            // with listeners every handle reports, the ones made from a handle (bound, a worker's) too
+            assertHandles(observed, d, ObservedWorkQueue.class, ObservedRingQueue.class, ObservedCounters.class);
+        }
+    }
+
+    private static void assertHandles(RowQueues rq, Connection c, Class<?> work, Class<?> ring, Class<?> counters)
+            throws Exception {
+        WorkQueue queue = rq.workQueue("w");
+        assertThat(queue).isExactlyInstanceOf(work);
+        assertThat(queue.create()).as("create() hands back the handle it was called on").isSameAs(queue);
+        assertThat(queue.using(c)).isExactlyInstanceOf(work);
+        assertThat(workersQueue(queue)).isExactlyInstanceOf(work);
+        assertThat(rq.ring("r", 2)).isExactlyInstanceOf(ring);
+        assertThat(rq.ring("r", 2).using(c)).isExactlyInstanceOf(ring);
+        assertThat(rq.counters("c")).isExactlyInstanceOf(counters);
+        assertThat(rq.counters("c").using(c)).isExactlyInstanceOf(counters);
+    }
+
+    /** The queue a (never started) worker of {@code work} would claim from. */
+    private static Object workersQueue(WorkQueue work) throws Exception {
+        try (Worker w = work.worker(job -> { })) {
+            java.lang.reflect.Field f = DefaultWorker.class.getDeclaredField("queue");
+            f.setAccessible(true);
+            return f.get(w);
         }
     }
 
