@@ -24,7 +24,8 @@ import java.util.concurrent.TimeUnit;
  * ({@link dev.rowqueue.spi.DialectPolicy#enforceReadCommitted},
  * {@link dev.rowqueue.spi.DialectPolicy#readCommittedStatements}) whatever the pool's default. Transient failures are
  * retried with jittered exponential backoff. A connection lost while a non-idempotent operation might have committed
- * is reported, not retried.
+ * is reported, not retried. So is a missing table that the catalog, read on the same connection, lists
+ * ({@link #staleSchema}).
  *
  * <p>The isolation a connection is handed out with is read once per physical connection ({@link IsolationCache}):
  * pools put a connection back to their configured default when it returns, and this executor puts back what it
@@ -158,12 +159,14 @@ final class PooledExecutor implements Executor {
             } catch (SQLException e) {
                 SqlErrorKind kind = dialect.classify(e);
                 boolean duplicateRace = kind == SqlErrorKind.DUPLICATE_KEY && op.retriesDuplicateKey();
+                boolean stale = kind == SqlErrorKind.UNDEFINED_TABLE && phase.staleSchema;
                 UnknownCommitOutcomeException unknown = Errors.unknownOutcome(what, e, kind, phase.mayHaveCommitted,
                         op, dialect);
                 if (unknown != null) {
                     throw unknown;
                 }
-                if ((kind.transientFailure() || duplicateRace) && attempt < retry.maxAttempts() && !outOfTime()) {
+                if ((kind.transientFailure() || duplicateRace || stale) && attempt < retry.maxAttempts()
+                        && !outOfTime()) {
                     log.debug("{}: {} on attempt {}, retrying: {}", what, kind, attempt, Errors.describe(e));
                     backoff(attempt);
                     continue;
@@ -171,6 +174,11 @@ final class PooledExecutor implements Executor {
                 if (duplicateRace) {
                     throw new TransientRowQueueException(what + " met a duplicate key (a lost creation race, or an id the server gave twice) " + attempt
                             + " times: " + Errors.describe(e), e);
+                }
+                if (stale && phase.listed) {
+                    throw new TransientRowQueueException(what + " met a table missing from the connection's view of"
+                            + " the schema though the catalog lists it (a table created meanwhile, the new schema not"
+                            + " read for a lock) " + attempt + " times: " + Errors.describe(e), e);
                 }
                 throw Errors.map(what + (attempt > 1 ? " (after " + attempt + " attempts)" : ""), e, kind, dialect);
             }
@@ -180,6 +188,36 @@ final class PooledExecutor implements Executor {
     /** Where an attempt got to, to tell a failure before commit from one during it. */
     private static final class Phase {
         boolean mayHaveCommitted;
+        /** A missing table of this attempt is one the catalog lists, or one the look-up failed for. */
+        boolean staleSchema;
+        /** The catalog lists the missing table. */
+        boolean listed;
+    }
+
+    /**
+     * Whether a missing-table error is a stale view of the schema rather than a missing table: SQLite reports a table
+     * created since a connection last read the schema as missing when that connection could not take a read lock
+     * within its busy timeout to read the new schema (rollback journal, many writers), where a new connection would
+     * report the lock timeout. The catalog, read on the same connection (which reads the new schema there), tells:
+     * a table it lists is retried, and so is one the look-up failed for (on the same lock, which the portable dialect
+     * may not know as one; where the retries run out, the table is reported missing); a table it does not list
+     * (dropped outside rowqueue) is reported as missing at once. Only where the dialect finds the name in the error
+     * ({@link dev.rowqueue.support.SqlErrors#missingTable}).
+     */
+    private void staleSchema(Connection c, SQLException e, Phase phase) {
+        String table = dialect.classify(e) == SqlErrorKind.UNDEFINED_TABLE ? dialect.sqlErrors().missingTable(e)
+                : null;
+        if (table == null) {
+            return;
+        }
+        String name = table.substring(table.lastIndexOf('.') + 1).replaceAll("[\"`\\[\\]]", "");
+        try {
+            phase.listed = SchemaManager.listed(c.getMetaData(), c.getCatalog(), name);
+            phase.staleSchema = phase.listed;
+        } catch (SQLException | RuntimeException lookup) {
+            e.addSuppressed(lookup);
+            phase.staleSchema = true;
+        }
     }
 
     private <R> R once(SqlOp<R> op, Phase phase) throws SQLException {
@@ -193,6 +231,9 @@ final class PooledExecutor implements Executor {
                 unbound(c, before);
             }
         } catch (SQLException | RuntimeException | Error e) {
+            if (e instanceof SQLException s) {
+                staleSchema(c, s, phase);
+            }
             try {
                 c.close();
             } catch (SQLException | RuntimeException suppressed) {

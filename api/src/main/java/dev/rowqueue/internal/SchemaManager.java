@@ -323,7 +323,7 @@ final class SchemaManager {
     }
 
     /** Whether the metadata lists a table of that name (in the stored case), in the catalog given (null: any). */
-    private static boolean listed(DatabaseMetaData md, String catalog, String table) throws SQLException {
+    static boolean listed(DatabaseMetaData md, String catalog, String table) throws SQLException {
         String stored = md.storesUpperCaseIdentifiers() ? table.toUpperCase(Locale.ROOT)
                 : md.storesLowerCaseIdentifiers() ? table.toLowerCase(Locale.ROOT) : table;
         try (ResultSet rs = md.getTables(catalog, null, stored, null)) {

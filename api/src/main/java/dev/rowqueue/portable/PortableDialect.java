@@ -299,6 +299,12 @@ public final class PortableDialect extends Dialect {
             return super.classifyOne(e);
         }
 
+        /** The name in the probed report of a missing table, where the database reports it by its message. */
+        @Override
+        public String missingTable(SQLException e) {
+            return features.undefinedTable() == null ? null : features.undefinedTable().name(e);
+        }
+
         /**
          * The driver's SQLState; where it reports none, the standard one of what the probed reports recognise: a
          * duplicate key {@code 23505}, an existing table {@code 42S01}, a missing table {@code 42S02}, a write-write

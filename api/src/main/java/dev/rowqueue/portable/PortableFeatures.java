@@ -199,6 +199,20 @@ public record PortableFeatures(String identity, boolean identityIsKey, String ge
             return new ErrorReport(state, e.getErrorCode(), message);
         }
 
+        /**
+         * @param e an exception
+         * @return the name in the message where the probe's table's name was, if the report has a message with a
+         *         name and the exception {@linkplain #matches matches} it; else {@code null}
+         */
+        public String name(SQLException e) {
+            if (message == null || !matches(e) || !message.pattern().contains(NAME)) {
+                return null;
+            }
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile(message.pattern().replace(NAME,
+                    "(" + NAME + ")"), message.flags()).matcher(e.getMessage());
+            return m.matches() ? m.group(1) : null;
+        }
+
         /** @return the SQLState, or the vendor code and message pattern where there is none */
         public String describe() {
             return !sqlState.isEmpty() ? "SQLState " + sqlState : "vendor code " + errorCode

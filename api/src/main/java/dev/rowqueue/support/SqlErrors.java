@@ -139,6 +139,20 @@ public class SqlErrors {
     }
 
     /**
+     * The table a {@link SqlErrorKind#UNDEFINED_TABLE} error names, where its message says it. The core then asks the
+     * catalog, on the connection the statement failed on, whether that table is there: SQLite reports a table created
+     * since a pooled connection last read the schema as missing when it could not take a read lock within its busy
+     * timeout to see the new schema, and the operation is then retried like the lock timeout it was. The default
+     * tells no name, and a missing table is reported as such at once.
+     *
+     * @param e a driver exception
+     * @return the name as the message gives it (perhaps qualified or quoted), or {@code null}
+     */
+    public String missingTable(SQLException e) {
+        return null;
+    }
+
+    /**
      * Starts a classification by vendor code (and, where one code covers several errors, a fragment of the message),
      * for a driver that reports no or few SQLStates: the rules are tried in the order given, the first that matches
      * wins, and an error no rule names is classified as {@link #STANDARD} classifies it.
@@ -153,8 +167,22 @@ public class SqlErrors {
     public static final class VendorCodes {
         private final java.util.List<Rule> rules = new java.util.ArrayList<>();
         private String otherState;
+        private Rule missingTable;
 
         private VendorCodes() {
+        }
+
+        /**
+         * Where the name of a missing table is in the message ({@link #missingTable(SQLException)}): right after
+         * {@code before}, up to a blank, a closing parenthesis or the end.
+         *
+         * @param code   the vendor code of the error
+         * @param before the text before the name, such as {@code "no such table: "}
+         * @return this builder
+         */
+        public VendorCodes missingTableAfter(int code, String before) {
+            missingTable = new Rule(code, before, SqlErrorKind.UNDEFINED_TABLE, null);
+            return this;
         }
 
         /**
@@ -203,7 +231,23 @@ public class SqlErrors {
         public SqlErrors build() {
             java.util.List<Rule> all = java.util.List.copyOf(rules);
             String other = otherState;
+            Rule named = missingTable;
             return new SqlErrors() {
+                @Override
+                public String missingTable(SQLException e) {
+                    if (named == null || !named.matches(e) || classify(e) != SqlErrorKind.UNDEFINED_TABLE) {
+                        return null;
+                    }
+                    String message = e.getMessage();
+                    int from = message.indexOf(named.fragment()) + named.fragment().length();
+                    int to = from;
+                    while (to < message.length() && !Character.isWhitespace(message.charAt(to))
+                            && message.charAt(to) != ')') {
+                        to++;
+                    }
+                    return to > from ? message.substring(from, to) : null;
+                }
+
                 @Override
                 protected SqlErrorKind classifyOne(SQLException e) {
                     for (Rule r : all) {

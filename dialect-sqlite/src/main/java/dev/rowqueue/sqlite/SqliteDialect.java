@@ -56,10 +56,12 @@ public class SqliteDialect extends Dialect {
                             + " WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE " + SEQUENCE_ROW + ")"))
             .build());
     // xerial reports SQLite's primary result code as the vendor code, and no SQLState: BUSY (5, also BUSY_SNAPSHOT)
-    // and LOCKED (6) are lock timeouts; CONSTRAINT (19) and ERROR (1) are told apart by their messages
+    // and LOCKED (6) are lock timeouts; CONSTRAINT (19) and ERROR (1) are told apart by their messages. A table
+    // created since a connection read the schema is "no such table" where that connection could not take a read lock
+    // within its busy timeout (rollback journal, many writers): the name lets the core look in the catalog and retry
     private static final SqlErrors ERRORS = SqlErrors.byVendorCode().kind(5, SqlErrorKind.LOCK_TIMEOUT)
             .kind(6, SqlErrorKind.LOCK_TIMEOUT).kind(19, "UNIQUE constraint failed", SqlErrorKind.DUPLICATE_KEY)
-            .kind(1, "no such table", SqlErrorKind.UNDEFINED_TABLE)
+            .kind(1, "no such table", SqlErrorKind.UNDEFINED_TABLE).missingTableAfter(1, "no such table: ")
             .kind(1, "already exists", SqlErrorKind.ALREADY_EXISTS)
             .state(8, "", "25006").state(9, "", "57014").state(13, "", "53100") // READONLY, INTERRUPT, FULL
             .state(19, "NOT NULL constraint failed", "23502").state(19, "CHECK constraint failed", "23514")

@@ -17,6 +17,7 @@ import java.sql.Statement;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -56,6 +57,11 @@ class SqliteDialectTest {
         SQLException missing = new SQLiteException("no such table: q", SQLiteErrorCode.SQLITE_ERROR);
         assertEquals(SqlErrorKind.UNDEFINED_TABLE, dialect.classify(missing));
         assertEquals("42S02", dialect.sqlState(missing));
+        // the name, for the look-up in the catalog that tells a stale schema from a dropped table
+        assertEquals("q", dialect.sqlErrors().missingTable(missing));
+        assertEquals("main.tck_a1", dialect.sqlErrors().missingTable(new SQLiteException(
+                "[SQLITE_ERROR] SQL error or missing database (no such table: main.tck_a1)", SQLiteErrorCode.SQLITE_ERROR)));
+        assertNull(dialect.sqlErrors().missingTable(busy));
         SQLException syntax = new SQLiteException("near \"SELEC\": syntax error", SQLiteErrorCode.SQLITE_ERROR);
         assertEquals(SqlErrorKind.OTHER, dialect.classify(syntax));
         assertEquals("HY000", dialect.sqlState(syntax));

@@ -79,6 +79,10 @@ class PortableFeaturesTest {
         assertNotNull(f.alreadyExists().message());
         assertTrue(f.undefinedTable().matches(new SQLException(
                 "[SQLITE_ERROR] SQL error or missing database (no such table: tck_abcdefgh)", null, 1)));
+        assertEquals("main.q_1", f.undefinedTable().name(new SQLException(
+                "[SQLITE_ERROR] SQL error or missing database (no such table: main.q_1)", null, 1)),
+                "the name, for the look-up in the catalog that tells a stale schema from a dropped table");
+        assertNull(f.undefinedTable().name(new SQLException("database is locked", null, 5)));
         assertFalse(f.undefinedTable().matches(new SQLException(
                 "[SQLITE_ERROR] SQL error or missing database (near \"ALTER\": syntax error)", null, 1)),
                 "a syntax error is not a missing table");
