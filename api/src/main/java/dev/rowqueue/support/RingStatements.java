@@ -7,6 +7,9 @@ import dev.rowqueue.support.Sql;
  * portable step. The portable push is one transaction: bump the group's head row (which locks it until the
  * transaction ends, so the group's producers take turns), then write each slot {@code seq mod capacity}.
  *
+ * Built by name from {@link #PORTABLE} ({@code PORTABLE.withBump(...).withUpsert(...)}), so a slot left out keeps
+ * the portable step.
+ *
  * @param bump         the head row's bump in one statement that returns the new last sequence number: binds
  *                     {@code :n}, {@code :grp} and {@code :max} ({@code Long.MAX_VALUE - n}); no row means the group
  *                     is new or its numbers are exhausted, and the portable steps then create the head row or tell
@@ -37,6 +40,46 @@ public record RingStatements(Sql bump, Sql upsert, Sql pushOne, Sql newestByHead
      * @return statements of a single-writer ring
      */
     public static RingStatements singleWriter(Sql singleWriter) {
-        return new RingStatements(null, null, null, null, singleWriter);
+        return PORTABLE.withSingleWriter(singleWriter);
+    }
+
+    /**
+     * @param bump the head row's bump ({@link #bump()})
+     * @return these statements with it; the others unchanged
+     */
+    public RingStatements withBump(Sql bump) {
+        return new RingStatements(bump, upsert, pushOne, newestByHead, singleWriter);
+    }
+
+    /**
+     * @param upsert the slot's write ({@link #upsert()})
+     * @return these statements with it; the others unchanged
+     */
+    public RingStatements withUpsert(Sql upsert) {
+        return new RingStatements(bump, upsert, pushOne, newestByHead, singleWriter);
+    }
+
+    /**
+     * @param pushOne the push of one payload ({@link #pushOne()})
+     * @return these statements with it; the others unchanged
+     */
+    public RingStatements withPushOne(Sql pushOne) {
+        return new RingStatements(bump, upsert, pushOne, newestByHead, singleWriter);
+    }
+
+    /**
+     * @param newestByHead the newest entries through the head row ({@link #newestByHead()})
+     * @return these statements with it; the others unchanged
+     */
+    public RingStatements withNewestByHead(Sql newestByHead) {
+        return new RingStatements(bump, upsert, pushOne, newestByHead, singleWriter);
+    }
+
+    /**
+     * @param singleWriter the single-writer push ({@link #singleWriter()})
+     * @return these statements with it; the others unchanged
+     */
+    public RingStatements withSingleWriter(Sql singleWriter) {
+        return new RingStatements(bump, upsert, pushOne, newestByHead, singleWriter);
     }
 }

@@ -8,6 +8,9 @@ import dev.rowqueue.support.Sql;
  * portable step. The portable claim selects candidate ids in claim order (locking them where the dialect skips locked
  * rows), then leases them with a conditional {@code UPDATE} and reads them back.
  *
+ * Built by name from {@link #PORTABLE} ({@code PORTABLE.withEnqueueOne(...).withClaim(...)}), so a slot left out
+ * keeps the portable step.
+ *
  * @param enqueueOne     an enqueue of one job in one statement that returns its id: binds {@code :payload},
  *                       {@code :prio} and {@code :delay}
  * @param claimable      a read without locks, run before {@code claim}, that returns a row only if a job is claimable;
@@ -67,14 +70,55 @@ public record WorkStatements(Sql enqueueOne, Sql claimable, Sql claim, Sql curso
      * @return work statements with only that
      */
     public static WorkStatements windowed(ClaimWindow statements) {
-        return new WorkStatements(null, null, null, null, null, statements);
+        return PORTABLE.withWindow(statements);
+    }
+
+
+    /**
+     * @param enqueueOne the enqueue of one job ({@link #enqueueOne()})
+     * @return these statements with it; the others unchanged
+     */
+    public WorkStatements withEnqueueOne(Sql enqueueOne) {
+        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window);
+    }
+
+    /**
+     * @param claimable the read that tells whether a claim can find a job ({@link #claimable()})
+     * @return these statements with it; the others unchanged
+     */
+    public WorkStatements withClaimable(Sql claimable) {
+        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window);
+    }
+
+    /**
+     * @param claim the claim in one statement ({@link #claim()})
+     * @return these statements with it; the others unchanged
+     */
+    public WorkStatements withClaim(Sql claim) {
+        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window);
+    }
+
+    /**
+     * @param cursor the rotation cursor's creation and read ({@link #cursor()})
+     * @return these statements with it; the others unchanged
+     */
+    public WorkStatements withCursor(Sql cursor) {
+        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window);
     }
 
     /**
      * @param leaseReturning the lease that returns the jobs ({@link #leaseReturning()})
-     * @return these statements with it
+     * @return these statements with it; the others unchanged
      */
     public WorkStatements withLeaseReturning(String leaseReturning) {
+        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window);
+    }
+
+    /**
+     * @param window the claim window's statements ({@link #window()})
+     * @return these statements with it; the others unchanged
+     */
+    public WorkStatements withWindow(ClaimWindow window) {
         return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window);
     }
 }

@@ -37,7 +37,7 @@ final class Db2CounterStore extends StandardCounterStore {
     }
 
     private Db2CounterStore(Db2Dialect dialect, CounterTable table, Sql set) {
-        super(dialect, table, new CounterStatements(null, set));
+        super(dialect, table, CounterStatements.PORTABLE.withSet(set));
         this.set = set;
         add = Sql.of("SELECT counter_value FROM FINAL TABLE (UPDATE " + t.table() + " SET counter_value ="
                 + " counter_value + :delta WHERE counter_key = :key AND counter_value BETWEEN :lo AND :hi)");

@@ -146,14 +146,14 @@ public class Db2Dialect extends Dialect {
      */
     private StandardRingStore safeRing(RingTables t, int capacity) {
         String now = nowMillis();
-        return new StandardRingStore(this, t, capacity, new RingStatements(Sql.of("SELECT last_seq FROM FINAL TABLE"
-                + " (UPDATE " + t.heads() + " SET last_seq = last_seq + :n WHERE grp = :grp AND last_seq <= :max)"),
-                Sql.of("MERGE INTO " + t.entries() + " e USING (VALUES (CAST(:grp AS " + Db2Keys.COLUMN_TYPE + "),"
-                        + " CAST(:slot AS INTEGER), CAST(:seq AS BIGINT), CAST(:payload AS "
-                        + typeOf(Schema.Type.PAYLOAD) + "))) AS s (grp, slot, seq, payload) ON e.grp = s.grp AND"
-                        + " e.slot = s.slot WHEN MATCHED THEN UPDATE SET seq = s.seq, payload = s.payload, pushed_ms = "
-                        + now + " WHEN NOT MATCHED THEN INSERT (grp, slot, seq, payload, pushed_ms)"
-                        + " VALUES (s.grp, s.slot, s.seq, s.payload, " + now + ")"), null, null, null));
+        Sql bump = Sql.of("SELECT last_seq FROM FINAL TABLE (UPDATE " + t.heads() + " SET last_seq = last_seq + :n"
+                + " WHERE grp = :grp AND last_seq <= :max)");
+        Sql upsert = Sql.of("MERGE INTO " + t.entries() + " e USING (VALUES (CAST(:grp AS " + Db2Keys.COLUMN_TYPE
+                + "), CAST(:slot AS INTEGER), CAST(:seq AS BIGINT), CAST(:payload AS " + typeOf(Schema.Type.PAYLOAD)
+                + "))) AS s (grp, slot, seq, payload) ON e.grp = s.grp AND e.slot = s.slot WHEN MATCHED THEN UPDATE"
+                + " SET seq = s.seq, payload = s.payload, pushed_ms = " + now + " WHEN NOT MATCHED THEN INSERT (grp,"
+                + " slot, seq, payload, pushed_ms) VALUES (s.grp, s.slot, s.seq, s.payload, " + now + ")");
+        return new StandardRingStore(this, t, capacity, RingStatements.PORTABLE.withBump(bump).withUpsert(upsert));
     }
 
     /**

@@ -30,12 +30,13 @@ final class H2Statements implements StatementSets {
      */
     @Override
     public CounterStatements counters(CounterTable t) {
-        return new CounterStatements(Sql.of("SELECT counter_value FROM FINAL TABLE (MERGE INTO " + t.table()
-                + " c USING (VALUES (CAST(:key AS " + KEY + "), CAST(:delta AS BIGINT))) s (k, d) ON (c.counter_key"
-                + " = s.k) WHEN MATCHED AND c.counter_value BETWEEN :lo AND :hi THEN UPDATE SET counter_value ="
-                + " c.counter_value + s.d WHEN NOT MATCHED THEN INSERT (counter_key, counter_value) VALUES (s.k, s.d))"),
-                Sql.of("MERGE INTO " + t.table() + " (counter_key, counter_value) KEY (counter_key) VALUES (:key,"
-                        + " :value)"));
+        Sql add = Sql.of("SELECT counter_value FROM FINAL TABLE (MERGE INTO " + t.table() + " c USING (VALUES"
+                + " (CAST(:key AS " + KEY + "), CAST(:delta AS BIGINT))) s (k, d) ON (c.counter_key = s.k)"
+                + " WHEN MATCHED AND c.counter_value BETWEEN :lo AND :hi THEN UPDATE SET counter_value = c.counter_value + s.d"
+                + " WHEN NOT MATCHED THEN INSERT (counter_key, counter_value) VALUES (s.k, s.d))");
+        Sql set = Sql.of("MERGE INTO " + t.table() + " (counter_key, counter_value) KEY (counter_key) VALUES (:key,"
+                + " :value)");
+        return CounterStatements.PORTABLE.withAdd(add).withSet(set);
     }
 
     /**
@@ -58,20 +59,20 @@ final class H2Statements implements StatementSets {
                 + " WHEN NOT MATCHED THEN INSERT (grp, last_seq) VALUES (v.grp, 1)";
         String slot = "CAST(MOD(u.last_seq, :cap) AS INTEGER)";
         String last = "(SELECT last_seq FROM " + t.heads() + " WHERE grp = :grp)";
-        return new RingStatements(
-                Sql.of("SELECT last_seq FROM FINAL TABLE (UPDATE " + t.heads() + " SET last_seq = last_seq + :n"
-                        + " WHERE grp = :grp AND last_seq <= :max)"),
-                Sql.of("MERGE INTO " + t.entries() + " (grp, slot, seq, payload, pushed_ms) KEY (grp, slot)"
-                        + " VALUES (:grp, :slot, :seq, :payload, " + now + ")"),
-                Sql.of("SELECT seq FROM FINAL TABLE (MERGE INTO " + t.entries() + " e USING (SELECT grp, last_seq"
-                        + " FROM FINAL TABLE (" + head + ")) AS u ON e.grp = u.grp AND e.slot = " + slot
-                        + " WHEN MATCHED THEN UPDATE SET seq = u.last_seq, payload = :payload, pushed_ms = " + now
-                        + " WHEN NOT MATCHED THEN INSERT (grp, slot, seq, payload, pushed_ms) VALUES (u.grp, " + slot
-                        + ", u.last_seq, :payload, " + now + "))"),
-                Sql.of("SELECT " + Jdbc.ENTRY_COLUMNS + " FROM " + t.entries() + " WHERE grp = :grp AND slot IN"
-                        + " (SELECT CAST(MOD(X, :cap) AS INTEGER) FROM SYSTEM_RANGE(GREATEST(" + last + " - :limit"
-                        + " + 1, 1), " + last + ")) AND seq > " + last + " - :limit ORDER BY seq DESC"),
-                null);
+        Sql bump = Sql.of("SELECT last_seq FROM FINAL TABLE (UPDATE " + t.heads() + " SET last_seq = last_seq + :n"
+                + " WHERE grp = :grp AND last_seq <= :max)");
+        Sql upsert = Sql.of("MERGE INTO " + t.entries() + " (grp, slot, seq, payload, pushed_ms) KEY (grp, slot)"
+                + " VALUES (:grp, :slot, :seq, :payload, " + now + ")");
+        Sql pushOne = Sql.of("SELECT seq FROM FINAL TABLE (MERGE INTO " + t.entries() + " e USING (SELECT grp,"
+                + " last_seq FROM FINAL TABLE (" + head + ")) AS u ON e.grp = u.grp AND e.slot = " + slot
+                + " WHEN MATCHED THEN UPDATE SET seq = u.last_seq, payload = :payload, pushed_ms = " + now
+                + " WHEN NOT MATCHED THEN INSERT (grp, slot, seq, payload, pushed_ms) VALUES (u.grp, " + slot
+                + ", u.last_seq, :payload, " + now + "))");
+        Sql newestByHead = Sql.of("SELECT " + Jdbc.ENTRY_COLUMNS + " FROM " + t.entries() + " WHERE grp = :grp AND"
+                + " slot IN (SELECT CAST(MOD(X, :cap) AS INTEGER) FROM SYSTEM_RANGE(GREATEST(" + last + " - :limit"
+                + " + 1, 1), " + last + ")) AND seq > " + last + " - :limit ORDER BY seq DESC");
+        return RingStatements.PORTABLE.withBump(bump).withUpsert(upsert).withPushOne(pushOne)
+                .withNewestByHead(newestByHead);
     }
 
     /**

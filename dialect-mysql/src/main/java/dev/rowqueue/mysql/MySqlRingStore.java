@@ -74,8 +74,8 @@ final class MySqlRingStore extends StandardRingStore {
     private volatile Boolean trigger;
 
     MySqlRingStore(MySqlDialect dialect, RingTables tables, int capacity) {
-        super(dialect, tables, capacity, new RingStatements(null, null, null,
-                dialect.triggerPush() ? newestByHead(tables) : null, null));
+        super(dialect, tables, capacity, RingStatements.PORTABLE.withNewestByHead(
+                dialect.triggerPush() ? newestByHead(tables) : null));
         this.mysql = dialect;
         bump = Sql.of("INSERT INTO " + t.heads() + " (grp, last_seq) VALUES (:grp, LAST_INSERT_ID(:n))"
                 + " ON DUPLICATE KEY UPDATE last_seq = LAST_INSERT_ID(last_seq + :n)");

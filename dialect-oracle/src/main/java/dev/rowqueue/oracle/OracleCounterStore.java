@@ -28,7 +28,7 @@ final class OracleCounterStore extends StandardCounterStore {
     }
 
     private OracleCounterStore(OracleDialect dialect, CounterTable table, Sql set) {
-        super(dialect, table, new CounterStatements(null, set));
+        super(dialect, table, CounterStatements.PORTABLE.withSet(set));
         this.set = set;
         String update = "UPDATE " + t.table() + " SET counter_value = counter_value + :delta WHERE counter_key = :key"
                 + " AND counter_value BETWEEN :lo AND :hi RETURNING counter_value INTO v_value;";

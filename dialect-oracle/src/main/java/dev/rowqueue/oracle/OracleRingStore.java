@@ -40,7 +40,7 @@ final class OracleRingStore extends StandardRingStore {
 
     /** The slots are written with {@code merge}, one batch for several. */
     private OracleRingStore(OracleDialect dialect, RingTables tables, int capacity, Sql merge) {
-        super(dialect, tables, capacity, new RingStatements(null, merge, null, null, null));
+        super(dialect, tables, capacity, RingStatements.PORTABLE.withUpsert(merge));
         this.merge = merge;
         String now = dialect.nowMillis();
         String update = "UPDATE " + t.heads() + " SET last_seq = last_seq + :n WHERE grp = :grp AND last_seq <= :max"

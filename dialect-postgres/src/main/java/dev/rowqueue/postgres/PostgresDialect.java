@@ -319,11 +319,11 @@ public class PostgresDialect extends Dialect {
     @Override
     public CounterStore counterStore(CounterTable t) {
         String insert = "INSERT INTO " + t.table() + " AS c (counter_key, counter_value) VALUES (:key, ";
-        return new StandardCounterStore(this, t, new CounterStatements(Sql.of(insert + ":delta) ON CONFLICT"
-                + " (counter_key) DO UPDATE SET counter_value = c.counter_value + EXCLUDED.counter_value"
-                + " WHERE c.counter_value BETWEEN :lo AND :hi RETURNING counter_value"),
-                Sql.of(insert + ":value) ON CONFLICT (counter_key) DO UPDATE SET counter_value ="
-                        + " EXCLUDED.counter_value")));
+        Sql add = Sql.of(insert + ":delta) ON CONFLICT (counter_key) DO UPDATE SET counter_value = c.counter_value"
+                + " + EXCLUDED.counter_value WHERE c.counter_value BETWEEN :lo AND :hi RETURNING counter_value");
+        Sql set = Sql.of(insert + ":value) ON CONFLICT (counter_key) DO UPDATE SET counter_value ="
+                + " EXCLUDED.counter_value");
+        return new StandardCounterStore(this, t, CounterStatements.PORTABLE.withAdd(add).withSet(set));
     }
 
     /**

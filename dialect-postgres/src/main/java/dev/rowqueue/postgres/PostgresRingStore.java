@@ -44,7 +44,7 @@ final class PostgresRingStore extends StandardRingStore {
     private final Sql lastSeq;
 
     PostgresRingStore(PostgresDialect dialect, RingTables tables, int capacity) {
-        super(dialect, tables, capacity, new RingStatements(null, null, null, newestByHead(tables), null));
+        super(dialect, tables, capacity, RingStatements.PORTABLE.withNewestByHead(newestByHead(tables)));
         push = Sql.of("WITH head AS (INSERT INTO " + t.heads() + " AS h (grp, last_seq) VALUES (:grp, :n)"
                 + " ON CONFLICT (grp) DO UPDATE SET last_seq = h.last_seq + EXCLUDED.last_seq"
                 + " WHERE h.last_seq <= :max RETURNING last_seq),"

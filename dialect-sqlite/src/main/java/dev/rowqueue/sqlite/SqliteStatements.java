@@ -29,11 +29,11 @@ final class SqliteStatements implements StatementSets {
     @Override
     public CounterStatements counters(CounterTable t) {
         String insert = "INSERT INTO " + t.table() + " (counter_key, counter_value) VALUES (:key, ";
-        return new CounterStatements(Sql.of(insert + ":delta) ON CONFLICT (counter_key) DO UPDATE SET counter_value ="
-                + " counter_value + excluded.counter_value WHERE counter_value BETWEEN :lo AND :hi"
-                + " RETURNING counter_value"),
-                Sql.of(insert + ":value) ON CONFLICT (counter_key) DO UPDATE SET counter_value ="
-                        + " excluded.counter_value"));
+        Sql add = Sql.of(insert + ":delta) ON CONFLICT (counter_key) DO UPDATE SET counter_value = counter_value"
+                + " + excluded.counter_value WHERE counter_value BETWEEN :lo AND :hi RETURNING counter_value");
+        Sql set = Sql.of(insert + ":value) ON CONFLICT (counter_key) DO UPDATE SET counter_value ="
+                + " excluded.counter_value");
+        return CounterStatements.PORTABLE.withAdd(add).withSet(set);
     }
 
     /**
@@ -44,18 +44,19 @@ final class SqliteStatements implements StatementSets {
     @Override
     public RingStatements ring(RingTables t, RingStrategy strategy, String now) {
         String last = "(SELECT last_seq FROM " + t.heads() + " WHERE grp = :grp)";
-        return strategy != RingStrategy.SAFE ? null : new RingStatements(
-                Sql.of("INSERT INTO " + t.heads() + " (grp, last_seq) VALUES (:grp, :n) ON CONFLICT (grp) DO UPDATE"
-                        + " SET last_seq = last_seq + excluded.last_seq WHERE last_seq <= :max RETURNING last_seq"),
-                Sql.of("INSERT INTO " + t.entries() + " (grp, slot, seq, payload, pushed_ms) VALUES (:grp, :slot,"
-                        + " :seq, :payload, " + now + ") ON CONFLICT (grp, slot) DO UPDATE SET seq = excluded.seq,"
-                        + " payload = excluded.payload, pushed_ms = excluded.pushed_ms"),
-                null,
-                Sql.of("WITH RECURSIVE s(seq, k) AS (SELECT " + last + ", 1 UNION ALL SELECT seq - 1, k + 1 FROM s"
-                        + " WHERE k < :limit AND seq > 1) SELECT " + Jdbc.ENTRY_COLUMNS + " FROM " + t.entries()
-                        + " WHERE grp = :grp AND slot IN (SELECT seq % :cap FROM s) AND seq > " + last + " - :limit"
-                        + " ORDER BY seq DESC"),
-                null);
+        if (strategy != RingStrategy.SAFE) {
+            return null;
+        }
+        Sql bump = Sql.of("INSERT INTO " + t.heads() + " (grp, last_seq) VALUES (:grp, :n) ON CONFLICT (grp) DO UPDATE"
+                + " SET last_seq = last_seq + excluded.last_seq WHERE last_seq <= :max RETURNING last_seq");
+        Sql upsert = Sql.of("INSERT INTO " + t.entries() + " (grp, slot, seq, payload, pushed_ms) VALUES (:grp, :slot,"
+                + " :seq, :payload, " + now + ") ON CONFLICT (grp, slot) DO UPDATE SET seq = excluded.seq,"
+                + " payload = excluded.payload, pushed_ms = excluded.pushed_ms");
+        Sql newestByHead = Sql.of("WITH RECURSIVE s(seq, k) AS (SELECT " + last + ", 1 UNION ALL SELECT seq - 1,"
+                + " k + 1 FROM s WHERE k < :limit AND seq > 1) SELECT " + Jdbc.ENTRY_COLUMNS + " FROM " + t.entries()
+                + " WHERE grp = :grp AND slot IN (SELECT seq % :cap FROM s) AND seq > " + last + " - :limit"
+                + " ORDER BY seq DESC");
+        return RingStatements.PORTABLE.withBump(bump).withUpsert(upsert).withNewestByHead(newestByHead);
     }
 
     /**
@@ -70,19 +71,20 @@ final class SqliteStatements implements StatementSets {
     public WorkStatements work(WorkTables t, String now) {
         String due = JobRules.claimable(now);
         String lease = " SET " + JobRules.lease(now);
-        return new WorkStatements(
-                Sql.of("INSERT INTO " + t.jobs() + " (payload, prio, state, due_ms, attempts, enqueued_ms) VALUES"
-                        + " (:payload, :prio, " + WorkTables.LIVE + ", " + now + " + :delay, 0, " + now + ")"
-                        + " RETURNING id"),
-                Sql.of("SELECT 1 FROM " + t.jobs() + " WHERE " + due + " LIMIT 1"),
-                Sql.of("WITH c AS MATERIALIZED (SELECT id AS claim_id, due_ms AS due_before FROM " + t.jobs()
-                        + " WHERE " + due + " ORDER BY prio DESC, due_ms, id LIMIT :n) UPDATE " + t.jobs() + lease
-                        + " WHERE id IN (SELECT claim_id FROM c) RETURNING " + Jdbc.JOB_COLUMNS
-                        + ", (SELECT due_before FROM c WHERE claim_id = id) AS claimed_due"),
-                Sql.of("INSERT INTO " + t.cursors() + " (cursor_name, last_id) VALUES (:cursor, 0)"
-                        + " ON CONFLICT (cursor_name) DO UPDATE SET last_id = last_id RETURNING last_id"),
-                "UPDATE " + t.jobs() + lease + " WHERE id IN (" + WorkStatements.IDS + ") AND " + due
-                        + " RETURNING " + Jdbc.JOB_COLUMNS,
-                null);
+        Sql enqueueOne = Sql.of("INSERT INTO " + t.jobs() + " (payload, prio, state, due_ms, attempts, enqueued_ms)"
+                + " VALUES (:payload, :prio, " + WorkTables.LIVE + ", " + now + " + :delay, 0, " + now + ")"
+                + " RETURNING id");
+        Sql claim = Sql.of("WITH c AS MATERIALIZED (SELECT id AS claim_id, due_ms AS due_before FROM " + t.jobs()
+                + " WHERE " + due + " ORDER BY prio DESC, due_ms, id LIMIT :n) UPDATE " + t.jobs() + lease
+                + " WHERE id IN (SELECT claim_id FROM c) RETURNING " + Jdbc.JOB_COLUMNS
+                + ", (SELECT due_before FROM c WHERE claim_id = id) AS claimed_due");
+        Sql cursor = Sql.of("INSERT INTO " + t.cursors() + " (cursor_name, last_id) VALUES (:cursor, 0)"
+                + " ON CONFLICT (cursor_name) DO UPDATE SET last_id = last_id RETURNING last_id");
+        return WorkStatements.PORTABLE.withEnqueueOne(enqueueOne)
+                .withClaimable(Sql.of("SELECT 1 FROM " + t.jobs() + " WHERE " + due + " LIMIT 1"))
+                .withClaim(claim)
+                .withCursor(cursor)
+                .withLeaseReturning("UPDATE " + t.jobs() + lease + " WHERE id IN (" + WorkStatements.IDS + ") AND "
+                        + due + " RETURNING " + Jdbc.JOB_COLUMNS);
     }
 }
