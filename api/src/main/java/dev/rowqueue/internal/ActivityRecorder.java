@@ -1,14 +1,12 @@
 package dev.rowqueue.internal;
 
 import dev.rowqueue.QueueActivity;
+import dev.rowqueue.spi.ActivityStore;
 import dev.rowqueue.spi.Dialect;
-import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlOp;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -54,7 +52,7 @@ final class ActivityRecorder {
     private record Bucket(String queue, long minute) {
     }
 
-    private final Dialect dialect;
+    private final ActivityStore store;
     private final Executor executor;
     private final boolean enabled;
     private final LongSupplier clock;
@@ -65,22 +63,14 @@ final class ActivityRecorder {
     private volatile boolean closed;
     private int flushes;
 
-    private final Sql insert = Sql.of("INSERT INTO " + Dialect.ACTIVITY_TABLE + " (queue_name, minute_ms, flush_id,"
-            + " n_enqueued, n_finished, n_failed, n_started, wait_ms_sum, wait_ms_max) VALUES (:queue, :minute, :flush,"
-            + " :enqueued, :finished, :failed, :started, :waitsum, :waitmax)");
-    private final Sql cleanup = Sql.of("DELETE FROM " + Dialect.ACTIVITY_TABLE + " WHERE minute_ms < :before");
-    private final Sql read = Sql.of("SELECT minute_ms, SUM(n_enqueued), SUM(n_finished), SUM(n_failed),"
-            + " SUM(n_started), SUM(wait_ms_sum), MAX(wait_ms_max) FROM "
-            + Dialect.ACTIVITY_TABLE + " WHERE queue_name = :queue AND minute_ms >= :since GROUP BY minute_ms");
-
     /**
-     * @param dialect  the dialect
+     * @param dialect  the dialect, whose {@link ActivityStore} runs the statements
      * @param executor a pooled executor (never a caller's transaction)
      * @param enabled  whether to count
      * @param clock    epoch milliseconds
      */
     ActivityRecorder(Dialect dialect, Executor executor, boolean enabled, LongSupplier clock) {
-        this.dialect = dialect;
+        this.store = dialect.activityStore();
         this.executor = executor;
         this.enabled = enabled;
         this.clock = clock;
@@ -177,12 +167,13 @@ final class ActivityRecorder {
     synchronized int flush(boolean all) {
         long now = clock.getAsLong();
         long current = Math.floorDiv(now, MINUTE_MS) * MINUTE_MS;
-        List<Map.Entry<Bucket, long[]>> rows = new ArrayList<>();
+        List<ActivityStore.Minute> rows = new ArrayList<>();
         for (Bucket b : List.copyOf(pending.keySet())) {
             if (all || b.minute() < current) {
-                long[] counts = pending.remove(b); // atomic with record's compute: a later count makes a new entry
-                if (counts != null) {
-                    rows.add(Map.entry(b, counts));
+                long[] n = pending.remove(b); // atomic with record's compute: a later count makes a new entry
+                if (n != null) {
+                    rows.add(new ActivityStore.Minute(b.queue(), b.minute(), n[ENQUEUED], n[FINISHED], n[FAILED],
+                            n[STARTED], n[WAIT_SUM], n[WAIT_MAX]));
                 }
             }
         }
@@ -194,23 +185,10 @@ final class ActivityRecorder {
         try {
             executor.run("write the activity of " + rows.size() + " queue minutes", SqlOp.transaction(c -> {
                 if (!rows.isEmpty()) {
-                    try (PreparedStatement ps = insert.prepare(c)) {
-                        for (Map.Entry<Bucket, long[]> row : rows) {
-                            long[] n = row.getValue();
-                            dialect.bind(insert, ps).set("queue", row.getKey().queue())
-                                    .set("minute", row.getKey().minute()).set("flush", flushId)
-                                    .set("enqueued", n[ENQUEUED]).set("finished", n[FINISHED])
-                                    .set("failed", n[FAILED]).set("started", n[STARTED])
-                                    .set("waitsum", n[WAIT_SUM]).set("waitmax", n[WAIT_MAX]).addBatch();
-                        }
-                        ps.executeBatch();
-                    }
+                    store.insert(rows, flushId).run(c);
                 }
                 if (clean) {
-                    try (PreparedStatement ps = cleanup.prepare(c)) {
-                        dialect.bind(cleanup, ps).set("before", current - HOUR_MS).done();
-                        ps.executeUpdate();
-                    }
+                    store.deleteBefore(current - HOUR_MS).run(c);
                 }
                 return null;
             }));
@@ -237,18 +215,10 @@ final class ActivityRecorder {
         long current = Math.floorDiv(now, MINUTE_MS) * MINUTE_MS;
         long since = current - (QueueActivity.MINUTES - 1) * MINUTE_MS;
         long[][] series = new long[SERIES][QueueActivity.MINUTES];
-        executor.run("read the activity of " + queue, SqlOp.read(c -> {
-            try (PreparedStatement ps = read.prepare(c)) {
-                dialect.bind(read, ps).set("queue", queue).set("since", since).done();
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        add(series, (int) ((rs.getLong(1) - since) / MINUTE_MS), new long[] {rs.getLong(2),
-                                rs.getLong(3), rs.getLong(4), rs.getLong(5), rs.getLong(6), rs.getLong(7)});
-                    }
-                }
-            }
-            return null;
-        }));
+        for (ActivityStore.Minute m : executor.run("read the activity of " + queue, store.read(queue, since))) {
+            add(series, (int) ((m.minuteMs() - since) / MINUTE_MS), new long[] {m.enqueued(), m.finished(),
+                    m.failed(), m.started(), m.waitSumMs(), m.waitMaxMs()});
+        }
         pending.forEach((b, counts) -> {
             if (b.queue().equals(queue) && b.minute() >= since) {
                 add(series, (int) ((b.minute() - since) / MINUTE_MS), counts);

@@ -828,13 +828,7 @@ final class SchemaManager {
                         .setInt("capacity", d.capacity())
                         .set("strategy", d.strategy() == null ? null : d.strategy().name())
                         .setInt("version", SCHEMA_VERSION).done();
-                ps.executeUpdate();
-                return true;
-            } catch (SQLException e) {
-                if (dialect.classify(e) == SqlErrorKind.DUPLICATE_KEY) {
-                    return false;
-                }
-                throw e;
+                return dev.rowqueue.support.Jdbc.inserted(ps, dialect);
             }
         }));
         QueueInfo info = readCatalog().stream().filter(q -> q.name().equals(d.name())).findFirst()

@@ -1,10 +1,12 @@
 package dev.rowqueue.spi;
 
 import dev.rowqueue.support.RingStatements;
+import dev.rowqueue.support.StandardActivityStore;
 import dev.rowqueue.support.Sql;
 import dev.rowqueue.support.StatementSets;
 import dev.rowqueue.support.StandardCounterStore;
 import dev.rowqueue.support.StandardRingStore;
+import dev.rowqueue.support.StandardScheduleStore;
 import dev.rowqueue.support.StandardWorkStore;
 import dev.rowqueue.Capability;
 import dev.rowqueue.RingOptions;
@@ -396,6 +398,26 @@ public abstract class Dialect {
      */
     public CounterStore counterStore(CounterTable table) {
         return new StandardCounterStore(this, table, statements().counters(table));
+    }
+
+    /**
+     * The schedule tables' store: every statement of the schedules API and the scheduler. Called once per
+     * {@link dev.rowqueue.RowQueues#schedules() schedules} handle.
+     *
+     * @return the store; the portable {@link StandardScheduleStore} by default, standard SQL on {@link #nowMillis()}
+     */
+    public ScheduleStore scheduleStore() {
+        return new StandardScheduleStore(this);
+    }
+
+    /**
+     * The activity table's store: the statements that write and read work queues' counts per minute. Called once per
+     * {@link dev.rowqueue.RowQueues} instance.
+     *
+     * @return the store; the portable {@link StandardActivityStore} by default
+     */
+    public ActivityStore activityStore() {
+        return new StandardActivityStore(this);
     }
 
     /**

@@ -2,7 +2,8 @@
  * The contracts a dialect module implements: a {@link dev.rowqueue.spi.Dialect} (what differs per database:
  * capabilities, {@link dev.rowqueue.spi.DialectPolicy}, DDL answers, error classification, statement forms) found
  * through a {@link dev.rowqueue.spi.DialectProvider} listed in {@code META-INF/services}, and the stores it returns
- * ({@link dev.rowqueue.spi.RingStore}, {@link dev.rowqueue.spi.WorkStore}, {@link dev.rowqueue.spi.CounterStore}),
+ * ({@link dev.rowqueue.spi.RingStore}, {@link dev.rowqueue.spi.WorkStore}, {@link dev.rowqueue.spi.CounterStore},
+ * {@link dev.rowqueue.spi.ScheduleStore}, {@link dev.rowqueue.spi.ActivityStore}),
  * with the tables they run on ({@link dev.rowqueue.spi.RingTables}, {@link dev.rowqueue.spi.WorkTables},
  * {@link dev.rowqueue.spi.CounterTable}, {@link dev.rowqueue.spi.Schema}).
  *

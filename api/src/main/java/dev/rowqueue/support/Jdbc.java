@@ -162,6 +162,27 @@ public final class Jdbc {
     }
 
     /**
+     * Runs a bound insert that a unique key may refuse, without a savepoint: in a transaction, a refusal leaves it for
+     * the caller to roll back (PostgreSQL aborts it).
+     *
+     * @param insert  a prepared, bound insert
+     * @param dialect classifies the violation
+     * @return {@code true} if inserted, {@code false} if a unique key refused the row
+     * @throws SQLException any other error
+     */
+    public static boolean inserted(PreparedStatement insert, Dialect dialect) throws SQLException {
+        try {
+            insert.executeUpdate();
+            return true;
+        } catch (SQLException e) {
+            if (dialect.classify(e) == SqlErrorKind.DUPLICATE_KEY) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    /**
      * Runs an insert that may lose a creation race, under a savepoint: a unique-key violation rolls back to the
      * savepoint (the transaction stays usable, even on PostgreSQL) and returns {@code false}; the caller then finds
      * the row the winner created.

@@ -8,6 +8,9 @@
  *       {@link dev.rowqueue.support.CounterStatements}: records of the SQL a database runs instead of a portable
  *       step, a null field keeping the portable one) and its {@link dev.rowqueue.support.SqlForms}, and are composed
  *       of the parts here (claims, keyed claims, rotation, dead letters).</li>
+ *   <li>{@link dev.rowqueue.support.StandardScheduleStore}: the portable schedules, every statement of the
+ *       schedules API and the scheduler; {@link dev.rowqueue.support.StandardActivityStore}: the portable
+ *       activity table.</li>
  *   <li>{@link dev.rowqueue.support.SchemaDdl}: the schema's DDL, rendered from a dialect's
  *       {@link dev.rowqueue.support.DdlFeatures} (column types and answers such as "accepts IF NOT EXISTS").</li>
  *   <li>{@link dev.rowqueue.support.SqlErrors}: how driver exceptions are classified.</li>

@@ -3,8 +3,11 @@ package dev.rowqueue.internal;
 import dev.rowqueue.QueueActivity;
 import dev.rowqueue.RetryPolicy;
 import dev.rowqueue.spi.DatabaseProduct;
+import dev.rowqueue.spi.ActivityStore;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.portable.PortableDialect;
+import dev.rowqueue.spi.SqlOp;
+import dev.rowqueue.support.StandardActivityStore;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -13,6 +16,8 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -106,6 +111,62 @@ class ActivityRecorderTest {
         recorder.close();
         assertThat(off.read("mail", executor).totalEnqueued()).as("another instance's counts, written on close")
                 .isEqualTo(7);
+    }
+
+    /** The portable store, recording which operations ran, whose reads count every enqueue twice. */
+    static final class TunedStore implements ActivityStore {
+        final List<String> calls = new CopyOnWriteArrayList<>();
+        private final ActivityStore portable;
+
+        TunedStore(Dialect dialect) {
+            portable = new StandardActivityStore(dialect);
+        }
+
+        @Override
+        public SqlOp<Void> insert(List<Minute> minutes, long flushId) {
+            calls.add("insert " + minutes.size());
+            return portable.insert(minutes, flushId);
+        }
+
+        @Override
+        public SqlOp<Void> deleteBefore(long beforeMs) {
+            calls.add("deleteBefore");
+            return portable.deleteBefore(beforeMs);
+        }
+
+        @Override
+        public SqlOp<List<Minute>> read(String queue, long sinceMs) {
+            calls.add("read " + queue);
+            SqlOp<List<Minute>> real = portable.read(queue, sinceMs);
+            return SqlOp.read(c -> real.run(c).stream().map(m -> new Minute(m.queue(), m.minuteMs(),
+                    2 * m.enqueued(), m.finished(), m.failed(), m.started(), m.waitSumMs(), m.waitMaxMs())).toList());
+        }
+    }
+
+    @Test
+    void the_recorder_writes_and_reads_through_the_dialects_activity_store() {
+        TunedStore[] store = new TunedStore[1];
+        Dialect tuned = new Dialect(DatabaseProduct.assumed("H2", 2, 5)) {
+            @Override
+            public String name() {
+                return "tuned-activity";
+            }
+
+            @Override
+            public ActivityStore activityStore() {
+                store[0] = new TunedStore(this);
+                return store[0];
+            }
+        };
+        ActivityRecorder tunedRecorder = new ActivityRecorder(tuned, executor, true, clock::get);
+        tunedRecorder.record("mail", ActivityRecorder.ENQUEUED, 3);
+        tunedRecorder.record("webhooks", ActivityRecorder.ENQUEUED, 1);
+        clock.addAndGet(MINUTE);
+        for (int i = 1; i <= ActivityRecorder.CLEANUP_EVERY; i++) {
+            tunedRecorder.flush(false);
+        }
+        assertThat(tunedRecorder.read("mail", executor).totalEnqueued()).as("the store's answer").isEqualTo(6);
+        assertThat(store[0].calls).containsExactly("insert 2", "deleteBefore", "read mail");
     }
 
     @Test

@@ -3,9 +3,7 @@ package dev.rowqueue.internal;
 import dev.rowqueue.Job;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.WorkQueue;
-import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
-import dev.rowqueue.spi.DialectProvider;
 import dev.rowqueue.spi.WakeupSource;
 import dev.rowqueue.spi.WorkTables;
 import org.h2.jdbcx.JdbcDataSource;
@@ -14,7 +12,6 @@ import org.junit.jupiter.api.Test;
 import javax.sql.DataSource;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -62,32 +59,17 @@ class WakeupSourceTest {
     private RowQueues rq(String db) {
         JdbcDataSource ds = new JdbcDataSource();
         ds.setURL("jdbc:h2:mem:" + db + ";DB_CLOSE_DELAY=-1");
-        return RowQueues.builder(ds).registerDialect(new DialectProvider() {
+        return RowQueues.builder(ds).registerDialect(TestDialects.provider("signalling", product -> new Dialect(product) {
             @Override
             public String name() {
                 return "signalling";
             }
 
             @Override
-            public boolean supports(DatabaseProduct product) {
-                return true;
+            public Optional<WakeupSource> wakeupSource(DataSource dataSource, Duration pollInterval) {
+                return Optional.of(source);
             }
-
-            @Override
-            public Dialect create(DatabaseProduct product, Map<String, String> options) {
-                return new Dialect(product) {
-                    @Override
-                    public String name() {
-                        return "signalling";
-                    }
-
-                    @Override
-                    public Optional<WakeupSource> wakeupSource(DataSource dataSource, Duration pollInterval) {
-                        return Optional.of(source);
-                    }
-                };
-            }
-        }).build();
+        })).build();
     }
 
     @Test
