@@ -22,6 +22,7 @@ import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.WakeupSource;
 import dev.rowqueue.spi.WorkStore;
 import dev.rowqueue.spi.WorkTables;
+import dev.rowqueue.support.JobRules;
 
 import java.sql.Connection;
 import java.time.Duration;
@@ -204,19 +205,20 @@ final class DefaultWorkQueue implements WorkerQueue {
     }
 
     /**
-     * A claim raises the attempts of a job whose previous lease ended without ack. If that exhausted the job's
-     * attempts, it is made dead here instead of being delivered once more.
+     * A claim raises the attempts of a job whose previous lease ended without ack ({@link JobRules#lease}). If that
+     * exhausted the job's attempts ({@link JobRules#exhausted(int, int)}), it is made dead here instead of being
+     * delivered once more.
      */
     private List<Job> buryExhausted(DefaultRowQueues.Context ctx, List<Job> claimed) {
         int max = options.maxAttempts();
-        if (claimed.stream().noneMatch(j -> j.failures() >= max)) {
+        if (claimed.stream().noneMatch(j -> JobRules.exhausted(j.failures(), max))) {
             return claimed;
         }
         long token = claimed.get(0).leaseToken();
         List<Job> deliver = new ArrayList<>();
         List<Long> exhausted = new ArrayList<>();
         for (Job job : claimed) {
-            if (job.failures() >= max) {
+            if (JobRules.exhausted(job.failures(), max)) {
                 exhausted.add(job.id());
             } else {
                 deliver.add(job);

@@ -8,6 +8,7 @@ import dev.rowqueue.Worker;
 import dev.rowqueue.WorkerListener;
 import dev.rowqueue.WorkerOptions;
 import dev.rowqueue.spi.WakeupSource;
+import dev.rowqueue.support.JobRules;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -421,7 +422,7 @@ final class DefaultWorker implements Worker {
                 return;
             }
             int attempt = job.failures() + 1;
-            boolean last = attempt >= queue.options().maxAttempts();
+            boolean last = JobRules.exhausted(attempt, queue.options().maxAttempts()); // as the nack will decide
             queue.nack(job, queue.options().retryDelay(attempt), describe(error));
             if (last) {
                 listener.dead(job, error);

@@ -19,7 +19,7 @@ import java.util.Map;
 
 /**
  * Enqueues and claims of a work queue without keys. A claim selects candidate ids in claim order, then leases them
- * with a conditional {@code UPDATE} that repeats the claimability test ({@code state = LIVE AND due_ms <= now}).
+ * with a conditional {@code UPDATE} that repeats the claimability test ({@link JobRules#claimable}).
  * Databases re-evaluate an UPDATE's condition on the latest committed row after waiting for a row lock, so when two
  * consumers race for a row, the loser's update matches nothing and the job is never leased twice. Where the dialect
  * skips locked rows, candidates are locked as they are selected and racers skip them. A database's
@@ -61,7 +61,7 @@ public final class Claims {
         this.windows = statements.window() == null ? null : new ClaimWindows(dialect, statements.window(), emptyRounds);
         insert = Sql.of("INSERT INTO " + t.jobs() + " (payload, prio, state, due_ms, attempts, enqueued_ms) VALUES"
                 + " (:payload, :prio, " + WorkTables.LIVE + ", " + now + " + :delay, 0, " + now + ")");
-        String claimable = "SELECT id FROM " + t.jobs() + " WHERE state = " + WorkTables.LIVE + " AND due_ms <= " + now;
+        String claimable = "SELECT id FROM " + t.jobs() + " WHERE " + JobRules.claimable(now);
         candidates = Sql.of(claimable + " ORDER BY prio DESC, due_ms, id" + dialect.lockingLimit("n"));
         candidatesAfter = Sql.of(claimable + " AND id > :last ORDER BY id" + dialect.lockingLimit("n"));
         candidatesUpTo = Sql.of(claimable + " AND id <= :last ORDER BY id" + dialect.lockingLimit("n"));
@@ -178,9 +178,8 @@ public final class Claims {
             }
         }
         String in = Jdbc.parameterList(ids.size(), "id");
-        Sql lease = Sql.of("UPDATE " + t.jobs() + " SET attempts = attempts + CASE WHEN lease_token IS NULL THEN 0"
-                + " ELSE 1 END, lease_token = :token, due_ms = " + now + " + :lease WHERE id IN (" + in + ") AND state = "
-                + WorkTables.LIVE + " AND due_ms <= " + now);
+        Sql lease = Sql.of("UPDATE " + t.jobs() + " SET " + JobRules.lease(now) + " WHERE id IN (" + in + ") AND "
+                + JobRules.claimable(now));
         int leased;
         try (PreparedStatement ps = lease.prepare(c)) {
             Jdbc.bindList(dialect.bind(lease, ps).set("token", token).set("lease", leaseMs), "id", ids).done();

@@ -34,12 +34,10 @@ public final class DeadLetters {
         this.dialect = dialect;
         String now = dialect.nowMillis();
         String isDead = "state = " + WorkTables.DEAD;
-        bury = Sql.of(update + " SET state = " + WorkTables.DEAD + ", unique_key = NULL, last_error = :error,"
-                + " lease_token = NULL WHERE id = :id AND lease_token = :token AND " + live);
+        bury = Sql.of(update + " SET " + JobRules.bury() + " WHERE id = :id AND lease_token = :token AND " + live);
         dead = Sql.of("SELECT " + Jdbc.JOB_COLUMNS + " FROM " + t.jobs() + " WHERE " + isDead + " ORDER BY id"
                 + dialect.limit("n"));
-        String revive = "UPDATE " + t.jobs() + " SET state = " + WorkTables.LIVE + ", attempts = 0, due_ms = " + now
-                + ", lease_token = NULL WHERE " + isDead;
+        String revive = "UPDATE " + t.jobs() + " SET " + JobRules.revive(now) + " WHERE " + isDead;
         reviveOne = Sql.of(revive + " AND id = :id");
         reviveAll = Sql.of(revive);
         purge = Sql.of("DELETE FROM " + t.jobs() + " WHERE " + isDead);

@@ -54,7 +54,7 @@ public final class JobReads {
         String live = "state = " + WorkTables.LIVE;
         String dead = "state = " + WorkTables.DEAD;
         // ready, scheduled, leased, dead: QueueStats' order
-        String counts = " SUM(CASE WHEN " + live + " AND due_ms <= " + now + " THEN 1 ELSE 0 END),"
+        String counts = " SUM(CASE WHEN " + JobRules.claimable(now) + " THEN 1 ELSE 0 END),"
                 + " SUM(CASE WHEN " + live + " AND due_ms > " + now + " AND lease_token IS NULL THEN 1 ELSE 0 END),"
                 + " SUM(CASE WHEN " + live + " AND due_ms > " + now + " AND lease_token IS NOT NULL THEN 1 ELSE 0 END),"
                 + " SUM(CASE WHEN " + dead + " THEN 1 ELSE 0 END) FROM " + t.jobs();
@@ -185,7 +185,7 @@ public final class JobReads {
         String live = "state = " + WorkTables.LIVE;
         if (state != null) {
             where.add(switch (state) {
-                case READY -> live + " AND due_ms <= " + now;
+                case READY -> JobRules.claimable(now);
                 case SCHEDULED -> live + " AND due_ms > " + now + " AND lease_token IS NULL";
                 case LEASED -> live + " AND due_ms > " + now + " AND lease_token IS NOT NULL";
                 case DEAD -> "state = " + WorkTables.DEAD;

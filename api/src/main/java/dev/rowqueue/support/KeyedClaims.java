@@ -293,9 +293,8 @@ public final class KeyedClaims {
      * @return the condition
      */
     public String nextOfKey(UnaryOperator<String> extra, BinaryOperator<String> before) {
-        return "NOT EXISTS (SELECT 1 FROM " + t.jobs() + " o WHERE o.job_key = j.job_key AND o.state = "
-                + WorkTables.LIVE + " AND o.due_ms <= " + now + " AND " + before.apply("o", "j") + extra.apply("o")
-                + ")";
+        return "NOT EXISTS (SELECT 1 FROM " + t.jobs() + " o WHERE o.job_key = j.job_key AND "
+                + JobRules.claimable("o", now) + " AND " + before.apply("o", "j") + extra.apply("o") + ")";
     }
 
     /**

@@ -37,12 +37,8 @@ public final class Leases {
         String mine = " WHERE id = :id AND lease_token = :token AND " + byId.live();
         String update = byId.update();
         ack = Sql.of(byId.delete() + mine);
-        // State and unique_key are assigned before attempts: MySQL evaluates single-table SET clauses left to right.
-        nack = Sql.of(update + " SET state = CASE WHEN attempts + 1 >= :max THEN " + WorkTables.DEAD
-                + " ELSE " + WorkTables.LIVE + " END, unique_key = CASE WHEN attempts + 1 >= :max THEN NULL ELSE"
-                + " unique_key END, attempts = attempts + 1, due_ms = " + now
-                + " + :delay, last_error = :error, lease_token = NULL" + mine);
-        release = Sql.of(update + " SET due_ms = " + now + ", lease_token = NULL" + mine);
+        nack = Sql.of(update + " SET " + JobRules.nack(now) + mine);
+        release = Sql.of(update + " SET " + JobRules.release(now) + mine);
         extend = Sql.of(update + " SET due_ms = " + now + " + :lease" + mine);
     }
 
@@ -103,8 +99,8 @@ public final class Leases {
         for (int i = 0; i < tokens.length; i++) {
             in.append(i == 0 ? ":t" : ", :t").append(i);
         }
-        Sql sql = Sql.of(byId.update() + " SET due_ms = " + now + ", lease_token = NULL WHERE lease_token IN (" + in
-                + ") AND " + byId.live());
+        Sql sql = Sql.of(byId.update() + " SET " + JobRules.release(now) + " WHERE lease_token IN (" + in + ") AND "
+                + byId.live());
         return new SqlOp.Flagged<>(c -> {
             try (PreparedStatement ps = sql.prepare(c)) {
                 Sql.Binder b = dialect.bind(sql, ps);

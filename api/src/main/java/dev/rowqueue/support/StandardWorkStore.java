@@ -32,7 +32,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The portable work queue. A claim selects candidate ids in claim order, then leases them with a conditional
- * {@code UPDATE} that repeats the claimability test ({@code state = LIVE AND due_ms <= now}). Databases re-evaluate
+ * {@code UPDATE} that repeats the claimability test ({@link JobRules#claimable}). Databases re-evaluate
  * an UPDATE's condition on the latest committed row after waiting for a row lock, so when two consumers race for a
  * row, the loser's update matches nothing and the job is never leased twice. Where the dialect has
  * {@link Dialect#skipLocked()}, candidates are locked as they are selected and racers skip them.
@@ -450,7 +450,7 @@ public class StandardWorkStore implements WorkStore {
      * @return the query
      */
     protected String keyedCandidatesSql(ClaimRule rule, String locking) {
-        return "SELECT j.id FROM " + t.jobs() + " j WHERE j.state = " + WorkTables.LIVE + " AND j.due_ms <= " + now
+        return "SELECT j.id FROM " + t.jobs() + " j WHERE " + JobRules.claimable("j", now)
                 + keyedCondition(rule, alias -> "") + keyedOrder(rule) + locking;
     }
 

@@ -2,6 +2,7 @@ package dev.rowqueue.db2;
 
 import dev.rowqueue.Job;
 import dev.rowqueue.support.Jdbc;
+import dev.rowqueue.support.JobRules;
 import dev.rowqueue.spi.Schema;
 import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlOp;
@@ -76,10 +77,8 @@ final class Db2WorkStore extends StandardWorkStore {
     /** The leasing statement: pick up to :n claimable jobs, skipping locked ones, lease them, return them. */
     private Sql lease(String pick, String include, String extraSet, String order) {
         return Sql.of("SELECT " + Jdbc.JOB_COLUMNS + " FROM FINAL TABLE (UPDATE (SELECT " + Jdbc.JOB_COLUMNS + " FROM "
-                + t.jobs() + " WHERE state = " + WorkTables.LIVE + " AND due_ms <= " + now + " " + pick
-                + " FETCH FIRST :n ROWS ONLY)" + include + " SET attempts = attempts + CASE WHEN lease_token IS NULL"
-                + " THEN 0 ELSE 1 END, lease_token = :token, due_ms = " + now + " + :lease" + extraSet + ") ORDER BY "
-                + order + " SKIP LOCKED DATA");
+                + t.jobs() + " WHERE " + JobRules.claimable(now) + " " + pick + " FETCH FIRST :n ROWS ONLY)" + include
+                + " SET " + JobRules.lease(now) + extraSet + ") ORDER BY " + order + " SKIP LOCKED DATA");
     }
 
     private Sql insert(int rows) {

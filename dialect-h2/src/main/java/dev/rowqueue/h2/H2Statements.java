@@ -7,6 +7,7 @@ import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.WorkTables;
 import dev.rowqueue.support.CounterStatements;
+import dev.rowqueue.support.JobRules;
 import dev.rowqueue.support.RingStatements;
 import dev.rowqueue.support.StatementSets;
 import dev.rowqueue.support.WorkStatements;
@@ -97,17 +98,15 @@ final class H2Statements implements StatementSets {
      */
     @Override
     public WorkStatements work(WorkTables t, String now) {
-        String due = " AND state = " + WorkTables.LIVE + " AND due_ms <= " + now;
+        String due = " AND " + JobRules.claimable(now);
         return WorkStatements.windowed(new WorkStatements.ClaimWindow(
-                Sql.of("SELECT id FROM " + t.jobs() + " WHERE state = " + WorkTables.LIVE + " AND due_ms <= " + now
+                Sql.of("SELECT id FROM " + t.jobs() + " WHERE " + JobRules.claimable(now)
                         + " ORDER BY state, prio DESC, due_ms, id FETCH FIRST :k ROWS ONLY"),
                 Sql.of("SELECT id FROM " + t.jobs() + " WHERE id > :from AND id <= :to ORDER BY id"
                         + " FETCH FIRST :k ROWS ONLY"),
                 Sql.of("SELECT id FROM " + t.jobs() + " WHERE id = :id" + due + " FOR UPDATE SKIP LOCKED"),
                 " FETCH FIRST :k ROWS ONLY", "j.state"))
-                .withLeaseReturning("SELECT " + Jdbc.JOB_COLUMNS + " FROM FINAL TABLE (UPDATE " + t.jobs()
-                        + " SET attempts = attempts + CASE WHEN lease_token IS NULL THEN 0 ELSE 1 END,"
-                        + " lease_token = :token, due_ms = " + now + " + :lease WHERE id IN (" + WorkStatements.IDS
-                        + ")" + due + ")");
+                .withLeaseReturning("SELECT " + Jdbc.JOB_COLUMNS + " FROM FINAL TABLE (UPDATE " + t.jobs() + " SET "
+                        + JobRules.lease(now) + " WHERE id IN (" + WorkStatements.IDS + ")" + due + ")");
     }
 }

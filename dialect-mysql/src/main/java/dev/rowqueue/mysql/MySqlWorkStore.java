@@ -4,6 +4,7 @@ import dev.rowqueue.Job;
 import dev.rowqueue.spi.ClaimRule;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.support.Jdbc;
+import dev.rowqueue.support.JobRules;
 import dev.rowqueue.spi.Schema;
 import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlErrorKind;
@@ -84,8 +85,7 @@ final class MySqlWorkStore extends StandardWorkStore {
         this.multiMaster = dialect.galera()
                 || dialect.groupReplication() == MySqlDialect.GroupReplication.MULTI_PRIMARY;
         this.groupMember = dialect.groupReplication() != MySqlDialect.GroupReplication.NONE;
-        claimable = " WHERE state = " + WorkTables.LIVE + " AND due_ms <= " + now
-                + " ORDER BY prio DESC, due_ms, id";
+        claimable = " WHERE " + JobRules.claimable(now) + " ORDER BY prio DESC, due_ms, id";
         insertOne = Sql.of("INSERT INTO " + t.jobs() + " (payload, prio, state, due_ms, attempts, enqueued_ms)"
                 + " VALUES (:payload, :prio, " + WorkTables.LIVE + ", " + now + " + :delay, 0, " + now + ")");
         lockBatch = Sql.of("SELECT " + Jdbc.JOB_COLUMNS + ", " + now + " AS now_ms FROM " + t.jobs() + claimable
@@ -162,11 +162,10 @@ final class MySqlWorkStore extends StandardWorkStore {
                 + " WHILE v_nf = 0 AND v_got < :n DO SET v_seen = v_seen + 1;"
                 + " SELECT id, payload, prio, attempts, enqueued_ms, last_error, lease_token, job_key, " + now + " INTO "
                 + vars
-                + " FROM " + t.jobs() + " FORCE INDEX (PRIMARY) WHERE id = v_cand AND state = " + WorkTables.LIVE
-                + " AND due_ms <= " + now
+                + " FROM " + t.jobs() + " FORCE INDEX (PRIMARY) WHERE id = v_cand AND " + JobRules.claimable(now)
                 + " FOR UPDATE SKIP LOCKED;"
-                + " IF v_nf = 0 THEN UPDATE " + t.jobs() + " SET attempts = attempts + CASE WHEN lease_token IS NULL"
-                + " THEN 0 ELSE 1 END, lease_token = :token, due_ms = v_now + :lease WHERE id = v_id;"
+                + " IF v_nf = 0 THEN UPDATE " + t.jobs() + " SET " + JobRules.lease("v_now")
+                + " WHERE id = v_id;"
                 + " SELECT " + row + "; SET v_got = v_got + 1; END IF;"
                 + " SET v_nf = 0; FETCH c INTO v_cand; END WHILE; CLOSE c; COMMIT;"
                 + " SELECT v_seen AS seen, v_acked AS acked; END");
@@ -457,7 +456,7 @@ final class MySqlWorkStore extends StandardWorkStore {
         for (int window = Math.max(4 * n, 32); ; window *= 4) {
             List<Due> due = new ArrayList<>();
             Sql sql = memberWindow.computeIfAbsent(rule, r -> Sql.of("SELECT j.id, j.job_key, j.key_seq FROM "
-                    + t.jobs() + " j WHERE j.state = " + WorkTables.LIVE + " AND j.due_ms <= " + now + keyedOrder(r)
+                    + t.jobs() + " j WHERE " + JobRules.claimable("j", now) + keyedOrder(r)
                     + " LIMIT :window"));
             try (PreparedStatement ps = sql.prepare(c)) {
                 dialect.bind(sql, ps).setInt("window", window).done();
@@ -486,7 +485,7 @@ final class MySqlWorkStore extends StandardWorkStore {
         List<String> keys = due.stream().map(Due::key).filter(java.util.Objects::nonNull).distinct().toList();
         java.util.Map<String, Long> leased = new java.util.HashMap<>();
         java.util.Map<String, Long> firstRound = new java.util.HashMap<>();
-        String dueJob = "l.state = " + WorkTables.LIVE + " AND l.due_ms <= " + now;
+        String dueJob = JobRules.claimable("l", now);
         if (!keys.isEmpty()) { // one grouped read of the keys' live jobs: their unexpired leases, their first due round
             StringBuilder list = new StringBuilder();
             for (int i = 0; i < keys.size(); i++) {
@@ -662,8 +661,7 @@ final class MySqlWorkStore extends StandardWorkStore {
         }
         long until = locked.get(0).nowMs() + leaseMs;
         List<Long> ids = locked.stream().map(Locked::id).toList();
-        Sql lease = Sql.of("UPDATE " + t.jobs() + " SET attempts = attempts + CASE WHEN lease_token IS NULL THEN 0"
-                + " ELSE 1 END, lease_token = :token, due_ms = :until WHERE id IN ("
+        Sql lease = Sql.of("UPDATE " + t.jobs() + " SET " + JobRules.leaseUntil("", ":until") + " WHERE id IN ("
                 + Jdbc.parameterList(ids.size(), "id") + ")");
         int leased;
         try (PreparedStatement ps = lease.prepare(c)) {
@@ -694,9 +692,9 @@ final class MySqlWorkStore extends StandardWorkStore {
         long until = locked.get(0).nowMs() + leaseMs;
         List<Job> jobs = new ArrayList<>(locked.size());
         for (Locked j : locked) {
-            jobs.add(new Job(j.id(), j.payload(), j.prio(), j.attempts() + (j.leasedBefore() ? 1 : 0),
-                    Instant.ofEpochMilli(j.enqueuedMs()), Instant.ofEpochMilli(until), j.lastError(), token,
-                    j.key()));
+            jobs.add(new Job(j.id(), j.payload(), j.prio(),
+                    JobRules.attemptsAfterLease(j.attempts(), j.leasedBefore()), Instant.ofEpochMilli(j.enqueuedMs()),
+                    Instant.ofEpochMilli(until), j.lastError(), token, j.key()));
         }
         return jobs;
     }
@@ -744,10 +742,9 @@ final class MySqlWorkStore extends StandardWorkStore {
      * @return the statement
      */
     Sql claimOneOf(int candidates) {
-        return Sql.of("UPDATE " + t.jobs() + " FORCE INDEX (PRIMARY) SET attempts = attempts + CASE WHEN lease_token"
-                + " IS NULL THEN 0 ELSE 1 END, lease_token = :token, due_ms = " + now + " + :lease,"
-                + " id = LAST_INSERT_ID(id) WHERE id IN (" + Jdbc.parameterList(candidates, "id") + ") AND state = "
-                + WorkTables.LIVE + " AND due_ms <= " + now + " ORDER BY prio DESC, due_ms, id LIMIT 1");
+        return Sql.of("UPDATE " + t.jobs() + " FORCE INDEX (PRIMARY) SET " + JobRules.lease(now)
+                + ", id = LAST_INSERT_ID(id) WHERE id IN (" + Jdbc.parameterList(candidates, "id") + ") AND "
+                + JobRules.claimable(now) + " ORDER BY prio DESC, due_ms, id LIMIT 1");
     }
 
 }

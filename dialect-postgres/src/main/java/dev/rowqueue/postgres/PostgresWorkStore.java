@@ -4,6 +4,7 @@ import dev.rowqueue.support.Claims.Claimed;
 import dev.rowqueue.Job;
 import dev.rowqueue.spi.ClaimRule;
 import dev.rowqueue.support.Jdbc;
+import dev.rowqueue.support.JobRules;
 import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlOp;
 import dev.rowqueue.support.StandardWorkStore;
@@ -110,10 +111,9 @@ final class PostgresWorkStore extends StandardWorkStore {
                         + " SELECT ins.id FROM ins CROSS JOIN note"
                 : insertOne);
         materialized = dialect.hasMaterializedCte() ? "MATERIALIZED " : "";
-        String lock = "SELECT id, due_ms FROM " + jobs + " WHERE " + live + " AND due_ms <= " + now + "%s"
+        String lock = "SELECT id, due_ms FROM " + jobs + " WHERE " + JobRules.claimable(now) + "%s"
                 + " ORDER BY prio DESC, due_ms, id LIMIT :n FOR UPDATE SKIP LOCKED";
-        lease = "UPDATE " + jobs + " q SET attempts = q.attempts + CASE WHEN q.lease_token IS NULL THEN 0"
-                + " ELSE 1 END, lease_token = :token, due_ms = " + now + " + :lease WHERE q.id = ANY(ARRAY(SELECT id FROM c))"
+        lease = "UPDATE " + jobs + " q SET " + JobRules.lease("q", now) + " WHERE q.id = ANY(ARRAY(SELECT id FROM c))"
                 + " RETURNING " + qualified("q") + ", (SELECT c.due_ms FROM c WHERE c.id = q.id) AS claimed_due";
         claim = Sql.of("WITH c AS " + materialized + "(" + lock.formatted("") + ") " + lease);
         // ack and claim: the acked rows are excluded from the claim, since all parts of one statement see the same
@@ -142,20 +142,15 @@ final class PostgresWorkStore extends StandardWorkStore {
         gate = advisoryLock(tables);
         gateLock = Sql.of("SELECT pg_advisory_xact_lock(:gate)");
         String mine = " WHERE id = :id AND lease_token = :token AND " + byId.live();
-        String nackUpdate = "UPDATE " + jobs + " SET state = CASE WHEN attempts + 1 >= :max THEN " + WorkTables.DEAD
-                + " ELSE " + WorkTables.LIVE + " END, unique_key = CASE WHEN attempts + 1 >= :max THEN NULL ELSE"
-                + " unique_key END, attempts = attempts + 1, due_ms = " + now
-                + " + :delay, last_error = :error, lease_token = NULL" + mine + " RETURNING state";
+        String nackUpdate = "UPDATE " + jobs + " SET " + JobRules.nack(now) + mine + " RETURNING state";
         nack = Sql.of(notify
                 ? "WITH u AS (" + nackUpdate + ") SELECT u.state, CASE WHEN u.state = " + WorkTables.LIVE
                         + " THEN pg_notify(:channel, CAST(:delay AS TEXT)) END FROM u"
                 : nackUpdate);
-        String releaseUpdate = "UPDATE " + jobs + " SET due_ms = " + now + ", lease_token = NULL" + mine
-                + " RETURNING id";
+        String releaseUpdate = "UPDATE " + jobs + " SET " + JobRules.release(now) + mine + " RETURNING id";
         release = Sql.of(notify ? "WITH u AS (" + releaseUpdate + ") SELECT u.id, pg_notify(:channel, '0') FROM u"
                 : releaseUpdate);
-        String revive = "UPDATE " + jobs + " SET state = " + WorkTables.LIVE + ", attempts = 0, due_ms = " + now
-                + ", lease_token = NULL WHERE state = " + WorkTables.DEAD;
+        String revive = "UPDATE " + jobs + " SET " + JobRules.revive(now) + " WHERE state = " + WorkTables.DEAD;
         reviveOne = Sql.of(counted(revive + " AND id = :id", notify));
         reviveAll = Sql.of(counted(revive, notify));
         // keyed enqueues, one statement: the round of the key's first new job comes from two index lookups in the
@@ -301,8 +296,8 @@ final class PostgresWorkStore extends StandardWorkStore {
             String condition = set ? " AND (j.job_key IS NULL OR (j.job_key NOT IN (SELECT job_key FROM"
                     + " at_limit) AND " + keyedClaims().nextOfKey(unacked, this::before) + "))"
                     : keyedCondition(rule, unacked);
-            String lock = "SELECT j.id, j.due_ms FROM " + t.jobs() + " j WHERE j.state = " + WorkTables.LIVE
-                    + " AND j.due_ms <= " + now + exclude + condition + keyedOrder(rule) + " LIMIT " + limit
+            String lock = "SELECT j.id, j.due_ms FROM " + t.jobs() + " j WHERE " + JobRules.claimable("j", now)
+                    + exclude + condition + keyedOrder(rule) + " LIMIT " + limit
                     + " FOR UPDATE SKIP LOCKED";
             // the jobs come back with their round, to be sorted into fair order
             String leaseKeyed = lease + ", q.key_seq AS claimed_seq";
@@ -598,10 +593,8 @@ final class PostgresWorkStore extends StandardWorkStore {
     /** Leases rotation candidates (locked by the caller's {@code FOR UPDATE SKIP LOCKED}) in one statement. */
     @Override
     protected List<Job> leaseAndRead(Connection c, List<Long> ids, long leaseMs, long token) throws SQLException {
-        Sql lease = Sql.of("UPDATE " + t.jobs() + " SET attempts = attempts + CASE WHEN lease_token IS NULL THEN 0"
-                + " ELSE 1 END, lease_token = :token, due_ms = " + now + " + :lease WHERE id = ANY(CAST(:ids AS"
-                + " BIGINT[])) AND state = " + WorkTables.LIVE + " AND due_ms <= " + now + " RETURNING "
-                + Jdbc.JOB_COLUMNS);
+        Sql lease = Sql.of("UPDATE " + t.jobs() + " SET " + JobRules.lease(now) + " WHERE id = ANY(CAST(:ids AS"
+                + " BIGINT[])) AND " + JobRules.claimable(now) + " RETURNING " + Jdbc.JOB_COLUMNS);
         try (PreparedStatement ps = lease.prepare(c)) {
             dialect.bind(lease, ps).set("token", token).set("lease", leaseMs).setArray("ids", PgArrays.longs(c, ids))
                     .done();

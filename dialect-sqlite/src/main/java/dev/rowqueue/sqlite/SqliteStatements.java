@@ -7,6 +7,7 @@ import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.WorkTables;
 import dev.rowqueue.support.CounterStatements;
+import dev.rowqueue.support.JobRules;
 import dev.rowqueue.support.RingStatements;
 import dev.rowqueue.support.StatementSets;
 import dev.rowqueue.support.WorkStatements;
@@ -67,9 +68,8 @@ final class SqliteStatements implements StatementSets {
      */
     @Override
     public WorkStatements work(WorkTables t, String now) {
-        String due = "state = " + WorkTables.LIVE + " AND due_ms <= " + now;
-        String lease = " SET attempts = attempts + CASE WHEN lease_token IS NULL THEN 0 ELSE 1 END,"
-                + " lease_token = :token, due_ms = " + now + " + :lease";
+        String due = JobRules.claimable(now);
+        String lease = " SET " + JobRules.lease(now);
         return new WorkStatements(
                 Sql.of("INSERT INTO " + t.jobs() + " (payload, prio, state, due_ms, attempts, enqueued_ms) VALUES"
                         + " (:payload, :prio, " + WorkTables.LIVE + ", " + now + " + :delay, 0, " + now + ")"
