@@ -107,11 +107,17 @@ public final class Jdbc {
     }
 
     /**
-     * Reads the first column of the first row as a long.
+     * Reads the first column of the first row as a long, then reads the result to its end.
+     * <p>
+     * Reading to the end matters for a write with {@code RETURNING} in auto-commit mode: SQLite writes on the first
+     * step and commits only when the statement runs to its end. Closed early, the statement is reset, and a commit that
+     * fails there (the lock timeout of a rollback journal while readers hold the file) rolls the write back without an
+     * error (sqlite-jdbc discards what the reset returns), so the caller would keep a value that was never stored. The
+     * last {@code next()} reports that failure instead (docs/sqlite.md, "Through a connection pool").
      *
      * @param ps a prepared, bound query
      * @return the value, or empty if there is no row or it is NULL
-     * @throws SQLException from the driver
+     * @throws SQLException from the driver, including a commit that failed at the end of the result
      */
     public static OptionalLong firstLong(PreparedStatement ps) throws SQLException {
         try (ResultSet rs = ps.executeQuery()) {
@@ -119,7 +125,11 @@ public final class Jdbc {
                 return OptionalLong.empty();
             }
             long v = rs.getLong(1);
-            return rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(v);
+            OptionalLong first = rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(v);
+            while (rs.next()) {
+                // to the end: where an auto-commit write commits, and a failed commit is reported
+            }
+            return first;
         }
     }
 

@@ -33,7 +33,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * still reported as missing.
  */
 class SqliteStaleSchemaTest {
-    private static final int BUSY_TIMEOUT_MS = 200;
+    /** The busy timeout of {@link #open}'s connections. */
+    static final int BUSY_TIMEOUT_MS = 200;
 
     @TempDir
     Path dir;
@@ -80,7 +81,7 @@ class SqliteStaleSchemaTest {
     }
 
     /** A file in rollback-journal mode (SQLite's default), with a short busy timeout. */
-    private static Connection open(String url) throws SQLException {
+    static Connection open(String url) throws SQLException {
         SQLiteConfig config = new SQLiteConfig();
         config.setJournalMode(SQLiteConfig.JournalMode.DELETE);
         config.setBusyTimeout(BUSY_TIMEOUT_MS);
