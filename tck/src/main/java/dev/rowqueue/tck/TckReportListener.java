@@ -151,6 +151,7 @@ public final class TckReportListener implements TestExecutionListener {
     private final Map<String, Instant> started = new ConcurrentHashMap<>();
     private final Map<String, Outcome> outcomes = new ConcurrentHashMap<>();
     private final Map<String, String> notRun = new ConcurrentHashMap<>();
+    /** Whether the current plan's reports are written (at its end, or earlier by {@link #writeUnfinished}). */
     private boolean written;
 
     /**
@@ -165,9 +166,14 @@ public final class TckReportListener implements TestExecutionListener {
         TARGETS.put(tckClass.getName(), new Target(name, database, connections));
     }
 
+    /**
+     * A new run: a build tool may run several test plans, one per test class, through one launcher and so through
+     * this one listener; each plan writes the reports of its own targets once.
+     */
     @Override
-    public void testPlanExecutionStarted(TestPlan testPlan) {
+    public synchronized void testPlanExecutionStarted(TestPlan testPlan) {
         this.plan = testPlan;
+        this.written = false;
     }
 
     @Override

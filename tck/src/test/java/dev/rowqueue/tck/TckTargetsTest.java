@@ -7,6 +7,7 @@ import org.opentest4j.TestAbortedException;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -29,6 +30,35 @@ class TckTargetsTest {
         protected TckTarget target() {
             return TckTargets.fromEnvironment(UNSET, "Nowhere server");
         }
+    }
+
+    /** A class of plain tests, no TCK target. */
+    static class PlainTests {
+        @Test
+        void passes() {
+        }
+    }
+
+    /**
+     * Surefire runs each test class as a test plan of its own, one after another on one launcher (whose listeners
+     * are made once per JVM): a TCK class that follows other classes in the same JVM still gets its report. (Seen: with
+     * two forks per module, only the first plan of each JVM wrote; a first plan of plain tests wrote nothing, so the
+     * build's summary listed 12 of its TCK targets.)
+     */
+    @Test
+    void every_test_plan_run_by_one_launcher_writes_its_targets_reports(@TempDir Path reports) {
+        try (org.junit.platform.launcher.LauncherSession session = LauncherFactory.openSession()) {
+            for (Class<?> c : List.of(PlainTests.class, UnsetServerTck.class)) { // as Surefire does in a fork
+                session.getLauncher().execute(request()
+                        .selectors(selectClass(c))
+                        .configurationParameter(TckReportListener.REPORT_DIR, reports.toString())
+                        .configurationParameter(TckReportListener.QUIET, "true")
+                        .build());
+            }
+        }
+        assertTrue(Files.exists(reports.resolve("TckTargetsTest$UnsetServerTck.md")),
+                "the TCK class run second has its report: " + java.util.Arrays.toString(reports.toFile().list()));
+        assertTrue(Files.exists(reports.resolve("summary.txt")));
     }
 
     @Test
