@@ -24,8 +24,8 @@ import java.util.concurrent.TimeUnit;
  * ({@link dev.rowqueue.spi.DialectPolicy#enforceReadCommitted},
  * {@link dev.rowqueue.spi.DialectPolicy#readCommittedStatements}) whatever the pool's default. Transient failures are
  * retried with jittered exponential backoff. A connection lost while a non-idempotent operation might have committed
- * is reported, not retried. So is a missing table that the catalog, read on the same connection, lists
- * ({@link #staleSchema}).
+ * is reported, not retried. A missing table that the catalog, read on the same connection, lists is a stale view of
+ * the schema and is retried ({@link #staleSchema}).
  *
  * <p>The isolation a connection is handed out with is read once per physical connection ({@link IsolationCache}):
  * pools put a connection back to their configured default when it returns, and this executor puts back what it
@@ -159,7 +159,7 @@ final class PooledExecutor implements Executor {
             } catch (SQLException e) {
                 SqlErrorKind kind = dialect.classify(e);
                 boolean duplicateRace = kind == SqlErrorKind.DUPLICATE_KEY && op.retriesDuplicateKey();
-                boolean stale = kind == SqlErrorKind.UNDEFINED_TABLE && phase.staleSchema;
+                boolean stale = phase.staleSchema; // set only for a missing table (staleSchema)
                 UnknownCommitOutcomeException unknown = Errors.unknownOutcome(what, e, kind, phase.mayHaveCommitted,
                         op, dialect);
                 if (unknown != null) {
