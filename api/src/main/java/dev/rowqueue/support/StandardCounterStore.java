@@ -4,7 +4,6 @@ import dev.rowqueue.spi.CounterStore;
 import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.SqlOp;
-import dev.rowqueue.support.CounterStatements;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -19,14 +18,12 @@ import java.util.OptionalLong;
  * (which locks the row), then a {@code SELECT} of the value this transaction wrote. A missing counter is inserted
  * under a savepoint. The guard ({@code counter_value BETWEEN :lo AND :hi}) keeps the value inside the 64-bit range
  * on every database, whatever its own overflow behaviour. A database's {@link CounterStatements} replace the increment
- * and the set with one statement each.
+ * and the set with one statement each, or with code.
  */
-public class StandardCounterStore implements CounterStore {
+public final class StandardCounterStore implements CounterStore {
 
-    /** The dialect. */
-    protected final Dialect dialect;
-    /** The counters table. */
-    protected final CounterTable t;
+    private final Dialect dialect;
+    private final CounterTable t;
 
     private final Sql add;
     private final Sql select;
@@ -62,30 +59,9 @@ public class StandardCounterStore implements CounterStore {
         all = Sql.of("SELECT counter_key, counter_value FROM " + t.table());
     }
 
-    /**
-     * The range a counter must be in for {@code + delta} to stay a 64-bit value.
-     *
-     * @param delta the increment
-     * @return {@code {lo, hi}}
-     */
-    protected static long[] guard(long delta) {
-        return delta >= 0
-                ? new long[] {Long.MIN_VALUE, Long.MAX_VALUE - delta}
-                : new long[] {Long.MIN_VALUE - delta, Long.MAX_VALUE};
-    }
-
-    /**
-     * For dialects that increment in one statement: runs {@code sql}, which binds {@code :key}, {@code :delta},
-     * {@code :lo} and {@code :hi} (the {@link #guard}) and returns the new value, or no row if the guard failed.
-     * A unique-key violation (a creation race the statement does not absorb) is retried.
-     *
-     * @param sql   the statement
-     * @param key   the counter
-     * @param delta the increment
-     * @return the operation
-     */
-    protected SqlOp<OptionalLong> addInOneStatement(Sql sql, String key, long delta) {
-        long[] range = guard(delta);
+    /** Runs the dialect's {@link CounterStatements#add() add}, retrying a unique-key violation. */
+    private SqlOp<OptionalLong> addInOneStatement(Sql sql, String key, long delta) {
+        long[] range = CounterStatements.guard(delta);
         return SqlOp.statement(c -> {
             try (PreparedStatement ps = sql.prepare(c)) {
                 dialect.bind(sql, ps).set("key", key).set("delta", delta).set("lo", range[0]).set("hi", range[1])
@@ -95,16 +71,8 @@ public class StandardCounterStore implements CounterStore {
         }).retryingDuplicateKey();
     }
 
-    /**
-     * For dialects that set a counter in one statement: runs {@code sql}, which binds {@code :key} and
-     * {@code :value}, retrying a unique-key violation.
-     *
-     * @param sql   the statement
-     * @param key   the counter
-     * @param value the value
-     * @return the operation
-     */
-    protected SqlOp<Void> setInOneStatement(Sql sql, String key, long value) {
+    /** Runs the dialect's {@link CounterStatements#set() set}, retrying a unique-key violation. */
+    private SqlOp<Void> setInOneStatement(Sql sql, String key, long value) {
         return SqlOp.statement((SqlOp<Void>) c -> {
             try (PreparedStatement ps = sql.prepare(c)) {
                 dialect.bind(sql, ps).set("key", key).set("value", value).done();
@@ -116,10 +84,13 @@ public class StandardCounterStore implements CounterStore {
 
     @Override
     public SqlOp<OptionalLong> add(String key, long delta) {
+        if (statements.addHook() != null) {
+            return SqlOp.statement(c -> statements.addHook().add(c, key, delta));
+        }
         if (statements.add() != null) {
             return addInOneStatement(statements.add(), key, delta);
         }
-        long[] range = guard(delta);
+        long[] range = CounterStatements.guard(delta);
         return SqlOp.transaction(c -> {
             for (int attempt = 0; attempt < 5; attempt++) {
                 int updated;
@@ -168,6 +139,12 @@ public class StandardCounterStore implements CounterStore {
 
     @Override
     public SqlOp<Void> set(String key, long value) {
+        if (statements.setHook() != null) {
+            return SqlOp.statement(c -> {
+                statements.setHook().set(c, key, value);
+                return null;
+            });
+        }
         if (statements.set() != null) {
             return setInOneStatement(statements.set(), key, value);
         }

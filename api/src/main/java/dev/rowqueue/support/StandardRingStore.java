@@ -6,8 +6,6 @@ import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.SqlOp;
 import dev.rowqueue.RingEntry;
-import dev.rowqueue.SequenceExhaustedException;
-import dev.rowqueue.support.RingStatements;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -26,16 +24,14 @@ import java.util.OptionalLong;
  * made safe by the head row.
  *
  * <p>A database's {@link RingStatements} replace steps with fewer round trips: the head row's bump, the slots'
- * writes, a push of one payload in one statement, newest-first reads through the head row, or the single-writer push.
+ * writes, a push of one payload in one statement, newest-first reads through the head row, a single-writer push, or
+ * the whole push in code.
  */
-public class StandardRingStore implements RingStore {
+public final class StandardRingStore implements RingStore {
 
-    /** The dialect, for statements pieces and error classification. */
-    protected final Dialect dialect;
-    /** The ring's tables. */
-    protected final RingTables t;
-    /** The ring's capacity. */
-    protected final int capacity;
+    private final Dialect dialect;
+    private final RingTables t;
+    private final RingStatements.Ring ring;
 
     private final Sql headUpdate;
     private final Sql headSelect;
@@ -50,6 +46,7 @@ public class StandardRingStore implements RingStore {
     private final Sql lockHead;
     private final Sql deleteGroup;
     private final Sql distinctGroups;
+    private final Sql maxSeq;
     private final RingStatements statements;
 
     /**
@@ -70,7 +67,7 @@ public class StandardRingStore implements RingStore {
     public StandardRingStore(Dialect dialect, RingTables tables, int capacity, RingStatements statements) {
         this.dialect = dialect;
         this.t = tables;
-        this.capacity = capacity;
+        this.ring = new RingStatements.Ring(dialect, tables, capacity);
         this.statements = statements;
         String now = dialect.nowMillis();
         headUpdate = Sql.of("UPDATE " + t.heads() + " SET last_seq = last_seq + :n WHERE grp = :grp AND last_seq <= :max");
@@ -89,22 +86,34 @@ public class StandardRingStore implements RingStore {
         lockHead = Sql.of("UPDATE " + t.heads() + " SET last_seq = last_seq WHERE grp = :grp");
         deleteGroup = Sql.of("DELETE FROM " + t.entries() + " WHERE grp = :grp");
         distinctGroups = Sql.of("SELECT DISTINCT grp FROM " + t.entries());
+        maxSeq = Sql.of("SELECT MAX(seq) FROM " + t.entries() + " WHERE grp = :grp");
     }
 
     @Override
     public SqlOp<long[]> push(String group, List<String> payloads) {
+        if (statements.pushHook() != null) {
+            return statements.pushHook().push(ring, group, payloads, steps(group, payloads));
+        }
         if (statements.singleWriter() != null) {
             return singleWriterPush(statements.singleWriter(), group, payloads);
+        }
+        if (statements.singleWriterMerge() != null) {
+            return singleWriterMerge(statements.singleWriterMerge(), group, payloads);
         }
         if (statements.pushOne() != null && payloads.size() == 1) {
             return pushOne(statements.pushOne(), group, payloads.get(0));
         }
+        return steps(group, payloads);
+    }
+
+    /** The push in steps: bump the head row, then write the slots, in one transaction. */
+    private SqlOp<long[]> steps(String group, List<String> payloads) {
         return SqlOp.transaction(c -> {
             int n = payloads.size();
             long last = bumpHead(c, group, n);
             long first = last - n + 1;
             writeSlots(c, group, first, payloads);
-            return sequence(first, n);
+            return RingStatements.Ring.sequence(first, n);
         });
     }
 
@@ -112,11 +121,12 @@ public class StandardRingStore implements RingStore {
         return SqlOp.statement(c -> {
             OptionalLong seq;
             try (PreparedStatement ps = pushOne.prepare(c)) {
-                dialect.bind(pushOne, ps).set("grp", group).setInt("cap", capacity).set("payload", payload).done();
+                dialect.bind(pushOne, ps).set("grp", group).setInt("cap", ring.capacity()).set("payload", payload)
+                        .done();
                 seq = Jdbc.firstLong(ps);
             }
             if (seq.isEmpty()) { // the head row exists and is at Long.MAX_VALUE: nothing was written
-                throw exhausted(group, Long.MAX_VALUE, 1);
+                throw ring.exhausted(group, Long.MAX_VALUE, 1);
             }
             return new long[] {seq.getAsLong()};
         }).retryingDuplicateKey();
@@ -127,68 +137,56 @@ public class StandardRingStore implements RingStore {
             long[] seqs = new long[payloads.size()];
             try (PreparedStatement ps = push.prepare(c)) {
                 for (int i = 0; i < seqs.length; i++) {
-                    dialect.bind(push, ps).set("grp", group).setInt("cap", capacity).set("payload", payloads.get(i))
-                            .done();
+                    dialect.bind(push, ps).set("grp", group).setInt("cap", ring.capacity())
+                            .set("payload", payloads.get(i)).done();
                     seqs[i] = Jdbc.firstLong(ps).orElseThrow(() -> new SQLException(
                             "the single-writer push into " + t.entries() + " returned no sequence number"));
                 }
             } catch (SQLException e) {
-                if (dialect.classify(e) == SqlErrorKind.NUMERIC_OVERFLOW) {
-                    throw exhausted(group, Long.MAX_VALUE, 1);
-                }
-                throw e;
+                throw exhaustedOr(e, group);
             }
             return seqs;
         };
         return payloads.size() == 1 ? SqlOp.statement(body) : SqlOp.transaction(body);
     }
 
-    /**
-     * @param first the first number
-     * @param n     how many
-     * @return {@code first, first+1, ...}
-     */
-    protected static long[] sequence(long first, int n) {
-        long[] seqs = new long[n];
-        for (int i = 0; i < n; i++) {
-            seqs[i] = first + i;
+    private SqlOp<long[]> singleWriterMerge(Sql merge, String group, List<String> payloads) {
+        return SqlOp.transaction(c -> {
+            try (PreparedStatement ps = merge.prepare(c)) {
+                for (String payload : payloads) {
+                    dialect.bind(merge, ps).set("grp", group).setInt("cap", ring.capacity()).set("payload", payload)
+                            .done();
+                    ps.executeUpdate();
+                }
+            } catch (SQLException e) {
+                throw exhaustedOr(e, group);
+            }
+            long newest;
+            try (PreparedStatement ps = maxSeq.prepare(c)) {
+                dialect.bind(maxSeq, ps).set("grp", group).done();
+                newest = Jdbc.firstLong(ps).orElseThrow(() -> new SQLException("the MERGE left no entry in group '"
+                        + group + "' of " + t.entries()));
+            }
+            return RingStatements.Ring.sequence(newest - payloads.size() + 1, payloads.size());
+        });
+    }
+
+    /** A single-writer push's error: a numeric overflow is a number past {@link Long#MAX_VALUE}. */
+    private SQLException exhaustedOr(SQLException e, String group) {
+        if (dialect.classify(e) == SqlErrorKind.NUMERIC_OVERFLOW) {
+            throw ring.exhausted(group, Long.MAX_VALUE, 1);
         }
-        return seqs;
-    }
-
-    /**
-     * The slot of a sequence number.
-     *
-     * @param seq a sequence number
-     * @return {@code seq mod capacity}
-     */
-    protected int slot(long seq) {
-        return (int) Math.floorMod(seq, (long) capacity);
-    }
-
-    /**
-     * Which payloads of a push survive it: a push of more than {@code capacity} payloads only writes its last
-     * {@code capacity}.
-     *
-     * @param n the push size
-     * @return the index of the first payload to write
-     */
-    protected int firstWritten(int n) {
-        return Math.max(0, n - capacity);
+        return e;
     }
 
     /**
      * Adds {@code n} to the group's last sequence number, creating the head row if missing, and locks it until the
      * transaction ends.
-     *
-     * @param c     a connection in a transaction
-     * @param group the group
-     * @param n     how many numbers to take
-     * @return the new last sequence number
-     * @throws SQLException from the driver
-     * @throws SequenceExhaustedException if the numbers would pass {@link Long#MAX_VALUE}
      */
-    protected long bumpHead(Connection c, String group, int n) throws SQLException {
+    private long bumpHead(Connection c, String group, int n) throws SQLException {
+        if (statements.bumpHook() != null) {
+            return statements.bumpHook().bump(c, ring, group, n);
+        }
         if (statements.bump() != null) {
             return bumpHeadWith(c, statements.bump(), group, n);
         }
@@ -212,7 +210,7 @@ public class StandardRingStore implements RingStore {
             }
             if (last.isPresent()) {
                 if (last.getAsLong() > Long.MAX_VALUE - n) {
-                    throw exhausted(group, last.getAsLong(), n);
+                    throw ring.exhausted(group, last.getAsLong(), n);
                 }
                 continue; // another producer created the row after our UPDATE looked: update it now
             }
@@ -231,19 +229,10 @@ public class StandardRingStore implements RingStore {
     }
 
     /**
-     * Bumps the head row with one statement of the dialect's that returns the new last sequence number (a data
-     * change table reference, {@code RETURNING}, ...), with parameters {@code :n}, {@code :grp} and {@code :max}
-     * ({@code Long.MAX_VALUE - n}). No row means the group is new or its numbers are exhausted: the portable path
-     * ({@link #bumpHead}) then creates the head row or tells which.
-     *
-     * @param c     a connection in a transaction
-     * @param bump  the statement
-     * @param group the group
-     * @param n     how many numbers to take
-     * @return the new last sequence number
-     * @throws SQLException from the driver
+     * Bumps the head row with the dialect's {@link RingStatements#bump() bump}; no row means the group is new or its
+     * numbers are exhausted: the portable path then creates the head row or tells which.
      */
-    protected long bumpHeadWith(Connection c, Sql bump, String group, int n) throws SQLException {
+    private long bumpHeadWith(Connection c, Sql bump, String group, int n) throws SQLException {
         OptionalLong last;
         try (PreparedStatement ps = bump.prepare(c)) {
             dialect.bind(bump, ps).set("n", n).set("grp", group).set("max", Long.MAX_VALUE - n).done();
@@ -253,38 +242,25 @@ public class StandardRingStore implements RingStore {
     }
 
     /**
-     * @param group the group
-     * @param last  its last sequence number
-     * @param n     the numbers asked for
-     * @return the exception to throw
-     */
-    protected SequenceExhaustedException exhausted(String group, long last, int n) {
-        return new SequenceExhaustedException("ring " + t.queue() + ", group '" + group + "': sequence number " + last
-                + " + " + n + " would pass " + Long.MAX_VALUE + "; nothing was written");
-    }
-
-    /**
      * Writes payloads into their slots. Called with the group's head row locked, so no other producer writes the
      * group's slots concurrently.
-     *
-     * @param c        a connection in a transaction
-     * @param group    the group
-     * @param firstSeq the sequence number of {@code payloads.get(0)}
-     * @param payloads the payloads in order
-     * @throws SQLException from the driver
      */
-    protected void writeSlots(Connection c, String group, long firstSeq, List<String> payloads) throws SQLException {
+    private void writeSlots(Connection c, String group, long firstSeq, List<String> payloads) throws SQLException {
+        if (statements.slotsHook() != null) {
+            statements.slotsHook().write(c, ring, group, firstSeq, payloads);
+            return;
+        }
         if (statements.upsert() != null) {
             upsertSlots(c, statements.upsert(), group, firstSeq, payloads);
             return;
         }
         try (PreparedStatement up = slotUpdate.prepare(c); PreparedStatement in = slotInsert.prepare(c)) {
-            for (int i = firstWritten(payloads.size()); i < payloads.size(); i++) {
+            for (int i = ring.firstWritten(payloads.size()); i < payloads.size(); i++) {
                 long seq = firstSeq + i;
                 dialect.bind(slotUpdate, up).set("seq", seq).set("payload", payloads.get(i)).set("grp", group)
-                        .setInt("slot", slot(seq)).done();
+                        .setInt("slot", ring.slot(seq)).done();
                 if (up.executeUpdate() == 0) {
-                    dialect.bind(slotInsert, in).set("grp", group).setInt("slot", slot(seq)).set("seq", seq)
+                    dialect.bind(slotInsert, in).set("grp", group).setInt("slot", ring.slot(seq)).set("seq", seq)
                             .set("payload", payloads.get(i)).done();
                     in.executeUpdate();
                 }
@@ -293,26 +269,18 @@ public class StandardRingStore implements RingStore {
     }
 
     /**
-     * Writes payloads into their slots with an upsert of the dialect's (a {@code MERGE} or equivalent) whose
-     * parameters are {@code :grp}, {@code :slot}, {@code :seq} and {@code :payload}: one execution for one slot, one
-     * batch for several. For dialects whose {@link #writeSlots} is a single upsert per slot.
-     *
-     * @param c        a connection in a transaction, with the group's head row locked
-     * @param upsert   the upsert
-     * @param group    the group
-     * @param firstSeq the sequence number of {@code payloads.get(0)}
-     * @param payloads the payloads in order
-     * @throws SQLException from the driver
+     * Writes payloads into their slots with the dialect's {@link RingStatements#upsert() upsert}: one execution for
+     * one slot, one batch for several.
      */
-    protected void upsertSlots(Connection c, Sql upsert, String group, long firstSeq, List<String> payloads)
+    private void upsertSlots(Connection c, Sql upsert, String group, long firstSeq, List<String> payloads)
             throws SQLException {
-        int from = firstWritten(payloads.size());
+        int from = ring.firstWritten(payloads.size());
         boolean batched = payloads.size() - from > 1;
         try (PreparedStatement ps = upsert.prepare(c)) {
             for (int i = from; i < payloads.size(); i++) {
                 long seq = firstSeq + i;
-                Sql.Binder b = dialect.bind(upsert, ps).set("grp", group).setInt("slot", slot(seq)).set("seq", seq)
-                        .set("payload", payloads.get(i));
+                Sql.Binder b = dialect.bind(upsert, ps).set("grp", group).setInt("slot", ring.slot(seq))
+                        .set("seq", seq).set("payload", payloads.get(i));
                 if (batched) {
                     b.addBatch();
                 } else {
@@ -326,28 +294,14 @@ public class StandardRingStore implements RingStore {
         }
     }
 
-    /**
-     * For rings without an index on {@code (grp, seq)}: a query of the newest {@code :limit} entries of group
-     * {@code :grp} (columns {@link Jdbc#ENTRY_COLUMNS}, newest first), {@code :limit} being below the capacity
-     * {@code :cap}, that finds their slots through the head row's last sequence number ({@code seq mod capacity} of
-     * the last {@code :limit} numbers) and leaves out slots holding older numbers (the group was cleared since).
-     * {@link #read} uses it for newest-first reads with such a limit.
-     *
-     * @return the query, or {@code null} to read through the {@code (grp, seq)} index; by default
-     *         {@link RingStatements#newestByHead()}
-     */
-    protected Sql newestByHead() {
-        return statements.newestByHead();
-    }
-
     @Override
     public SqlOp<List<RingEntry>> read(String group, boolean newestFirst, int limit) {
-        Sql byHead = newestFirst && limit > 0 && limit < capacity ? newestByHead() : null;
+        Sql byHead = newestFirst && limit > 0 && limit < ring.capacity() ? statements.newestByHead() : null;
         if (byHead != null) {
             return SqlOp.read(c -> {
                 try (PreparedStatement ps = byHead.prepare(c)) {
-                    dialect.bind(byHead, ps).set("grp", group).setInt("cap", capacity).set("limit", (long) limit)
-                            .done();
+                    dialect.bind(byHead, ps).set("grp", group).setInt("cap", ring.capacity())
+                            .set("limit", (long) limit).done();
                     return Jdbc.entries(ps);
                 }
             });

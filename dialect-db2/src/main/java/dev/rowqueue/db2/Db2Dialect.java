@@ -1,29 +1,21 @@
 package dev.rowqueue.db2;
 
 import dev.rowqueue.Capability;
-import dev.rowqueue.RingOptions;
 import dev.rowqueue.spi.ColumnTypes;
-import dev.rowqueue.spi.CounterStore;
-import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.KeyCodec;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.DialectPolicy;
-import dev.rowqueue.support.MergeSingleWriterRingStore;
-import dev.rowqueue.spi.RingStore;
-import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Schema;
-import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlErrorKind;
-import dev.rowqueue.support.StandardRingStore;
 import dev.rowqueue.spi.WorkStore;
 import dev.rowqueue.spi.WorkTables;
 import dev.rowqueue.support.DdlFeatures;
 import dev.rowqueue.support.SchemaDdl;
 import dev.rowqueue.support.SqlErrors;
 
-import dev.rowqueue.support.RingStatements;
 import dev.rowqueue.support.SqlForms;
+import dev.rowqueue.support.StatementSets;
 
 import java.net.ConnectException;
 import java.net.UnknownHostException;
@@ -129,56 +121,14 @@ public class Db2Dialect extends Dialect {
     // ---------------------------------------------------------------- stores
 
     @Override
-    public RingStore ringStore(RingTables tables, RingOptions options) {
-        return switch (options.strategy()) {
-            case SAFE -> safeRing(tables, options.capacity());
-            case SINGLE_WRITER -> singleWriter(tables, options.capacity());
-            case TRIGGER -> throw new IllegalArgumentException(NAME + " does not offer ring strategy "
-                    + options.strategy());
-        };
-    }
-
-    /**
-     * The safe ring: the head row is bumped and read in one statement, {@code SELECT last_seq FROM FINAL TABLE
-     * (UPDATE ...)}, which locks it until commit; a missing head row is inserted under a savepoint and a lost creation
-     * race (SQLCODE -803) updates the row the winner created (the portable path). The slots are written with one
-     * batched {@code MERGE}. Two statements per push, in one transaction at cursor stability.
-     */
-    private StandardRingStore safeRing(RingTables t, int capacity) {
-        String now = nowMillis();
-        Sql bump = Sql.of("SELECT last_seq FROM FINAL TABLE (UPDATE " + t.heads() + " SET last_seq = last_seq + :n"
-                + " WHERE grp = :grp AND last_seq <= :max)");
-        Sql upsert = Sql.of("MERGE INTO " + t.entries() + " e USING (VALUES (CAST(:grp AS " + Db2Keys.COLUMN_TYPE
-                + "), CAST(:slot AS INTEGER), CAST(:seq AS BIGINT), CAST(:payload AS " + typeOf(Schema.Type.PAYLOAD)
-                + "))) AS s (grp, slot, seq, payload) ON e.grp = s.grp AND e.slot = s.slot WHEN MATCHED THEN UPDATE"
-                + " SET seq = s.seq, payload = s.payload, pushed_ms = " + now + " WHEN NOT MATCHED THEN INSERT (grp,"
-                + " slot, seq, payload, pushed_ms) VALUES (s.grp, s.slot, s.seq, s.payload, " + now + ")");
-        return new StandardRingStore(this, t, capacity, RingStatements.PORTABLE.withBump(bump).withUpsert(upsert));
-    }
-
-    /**
-     * The single {@code MERGE} of Baron Schwartz's "How to implement a queue in SQL": the source reads the group's
-     * {@code MAX(seq) + 1}, the target row is slot {@code MOD(seq, capacity)}. Db2 LUW cannot select from a MERGE, so
-     * the store reads the last number afterwards; a number past {@code Long.MAX_VALUE} is an overflow (SQLCODE -802).
-     */
-    private MergeSingleWriterRingStore singleWriter(RingTables t, int capacity) {
-        String now = nowMillis();
-        return new MergeSingleWriterRingStore(this, t, capacity, Sql.of("MERGE INTO " + t.entries() + " e USING"
-                + " (SELECT CAST(:grp AS " + Db2Keys.COLUMN_TYPE + ") AS grp, COALESCE(MAX(seq), 0) + 1 AS seq FROM "
-                + t.entries() + " WHERE grp = :grp) s ON e.grp = s.grp AND e.slot = MOD(s.seq, CAST(:cap AS INTEGER))"
-                + " WHEN MATCHED THEN UPDATE SET seq = s.seq, payload = :payload, pushed_ms = " + now
-                + " WHEN NOT MATCHED THEN INSERT (grp, slot, seq, payload, pushed_ms)"
-                + " VALUES (s.grp, MOD(s.seq, CAST(:cap AS INTEGER)), s.seq, :payload, " + now + ")"));
-    }
-
-    @Override
     public WorkStore workStore(WorkTables tables) {
         return new Db2WorkStore(this, tables);
     }
 
+    /** Rings and counters through {@code FINAL TABLE} and {@code MERGE}: {@link Db2Statements}. */
     @Override
-    public CounterStore counterStore(CounterTable table) {
-        return new Db2CounterStore(this, table);
+    protected StatementSets statements() {
+        return new Db2Statements(this);
     }
 
     // ---------------------------------------------------------------- errors

@@ -5,12 +5,9 @@ import dev.rowqueue.RingOptions;
 import dev.rowqueue.RetryPolicy;
 import dev.rowqueue.RingStrategy;
 import dev.rowqueue.spi.ColumnTypes;
-import dev.rowqueue.spi.CounterStore;
-import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.DialectPolicy;
-import dev.rowqueue.spi.RingStore;
 import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Schema;
 import dev.rowqueue.spi.SqlErrorKind;
@@ -20,6 +17,7 @@ import dev.rowqueue.support.DdlFeatures;
 import dev.rowqueue.support.SchemaDdl;
 import dev.rowqueue.support.SqlErrors;
 import dev.rowqueue.support.SqlForms;
+import dev.rowqueue.support.StatementSets;
 
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -465,7 +463,7 @@ public class MySqlDialect extends Dialect {
 
     /**
      * @return whether safe rings push with one {@code INSERT ... RETURNING} whose {@code BEFORE INSERT} trigger bumps
-     *         the head row ({@link MySqlRingStore}): on MariaDB 10.5+
+     *         the head row ({@link MySqlRing}): on MariaDB 10.5+
      */
     boolean triggerPush() {
         return hasInsertReturning(version) && !galera;
@@ -661,11 +659,11 @@ public class MySqlDialect extends Dialect {
      * servers parse and ignore {@code DESC} and sort instead. An identity restart sets {@code AUTO_INCREMENT}: InnoDB
      * keeps the counter at least one above the highest id, so this never moves ids backwards.
      *
-     * <p>On MariaDB 10.5+ a safe ring also gets its push trigger ({@link MySqlRingStore#triggerDdl}), and its entries
+     * <p>On MariaDB 10.5+ a safe ring also gets its push trigger ({@link MySqlRing#triggerDdl}), and its entries
      * table the check {@code seq >= 0}, which fails a trigger push whose trigger is gone instead of writing the
      * placeholder number, and no {@code (grp, seq)} index: after the first lap every push changes a slot's
      * {@code seq}, and keeping that unique index up to date is a large part of a push's cost. Newest-first reads find
-     * their slots through the head row instead ({@link MySqlRingStore#newestByHead}).
+     * their slots through the head row instead ({@link MySqlRing#newestByHead}).
      */
     @Override
     public SchemaDdl ddl() {
@@ -691,7 +689,7 @@ public class MySqlDialect extends Dialect {
             }
             List<String> ddl = new ArrayList<>(create(Schema.ringEntries(t, false).withCheck("seq >= 0"),
                     Schema.ringHeads(t)));
-            ddl.add(MySqlRingStore.triggerDdl(t, options.capacity()));
+            ddl.add(MySqlRing.triggerDdl(t, options.capacity()));
             return List.copyOf(ddl);
         }
     }
@@ -727,21 +725,15 @@ public class MySqlDialect extends Dialect {
 
     // ---------------------------------------------------------------- stores
 
+    /** Rings and counters: {@link MySqlStatements}. */
     @Override
-    public RingStore ringStore(RingTables tables, RingOptions options) {
-        return options.strategy() == RingStrategy.SINGLE_WRITER
-                ? new MySqlSingleWriterRingStore(this, tables, options.capacity(), singleWriter)
-                : new MySqlRingStore(this, tables, options.capacity());
+    protected StatementSets statements() {
+        return new MySqlStatements(this, singleWriter);
     }
 
     @Override
     public WorkStore workStore(WorkTables tables) {
         return new MySqlWorkStore(this, tables, claimPath, hasInsertReturning(version));
-    }
-
-    @Override
-    public CounterStore counterStore(CounterTable table) {
-        return new MySqlCounterStore(this, table);
     }
 
     // ---------------------------------------------------------------- errors

@@ -129,11 +129,11 @@ class MySqlDialectTest {
     @Test
     void the_slot_write_uses_the_row_alias_or_values_by_server() {
         RingTables t = RingTables.of("views");
-        String alias = new MySqlRingStore(dialect(mysql("8.4.3")), t, 5).upsert(2).text();
+        String alias = new MySqlRing(dialect(mysql("8.4.3")), t).upsert(2).text();
         assertTrue(alias.contains("), (:grp, :slot1, :seq1, :payload1, ") && alias.contains(") AS incoming ON DUPLICATE"
                 + " KEY UPDATE seq = incoming.seq, payload = incoming.payload, pushed_ms = incoming.pushed_ms"), alias);
         assertFalse(alias.contains("VALUES("), alias);
-        String values = new MySqlRingStore(dialect(mariaDb("10.11.6-MariaDB")), t, 5).upsert(1).text();
+        String values = new MySqlRing(dialect(mariaDb("10.11.6-MariaDB")), t).upsert(1).text();
         assertTrue(values.endsWith(") ON DUPLICATE KEY UPDATE seq = VALUES(seq), payload = VALUES(payload),"
                 + " pushed_ms = VALUES(pushed_ms)"), values);
     }
@@ -226,14 +226,14 @@ class MySqlDialectTest {
     @Test
     void the_single_writer_statements_are_the_articles_with_the_sequence_number_as_last_insert_id() {
         RingTables t = RingTables.of("q");
-        String upsert = new MySqlSingleWriterRingStore(dialect(mysql("8.4.3")), t, 5,
+        String upsert = new MySqlSingleWriterRing(dialect(mysql("8.4.3")), t,
                 MySqlDialect.SingleWriterStatement.UPSERT).statement().text();
         assertTrue(upsert.startsWith("INSERT INTO q (grp, slot, seq, payload, pushed_ms) SELECT nx.g, nx.s MOD :cap,"),
                 upsert);
         assertTrue(upsert.contains("LAST_INSERT_ID(COALESCE(MAX(seq), 0) + 1) AS s"), upsert);
         assertTrue(upsert.endsWith("ON DUPLICATE KEY UPDATE seq = nx.s, payload = nx.p, pushed_ms = nx.t"), upsert);
         assertFalse(upsert.contains("VALUES("), "no deprecated VALUES(): " + upsert);
-        String replace = new MySqlSingleWriterRingStore(dialect(mariaDb("10.11.6-MariaDB")), t, 5,
+        String replace = new MySqlSingleWriterRing(dialect(mariaDb("10.11.6-MariaDB")), t,
                 MySqlDialect.SingleWriterStatement.REPLACE).statement().text();
         assertTrue(replace.startsWith("REPLACE INTO q (grp, slot, seq, payload, pushed_ms) SELECT"), replace);
         assertFalse(replace.contains("DUPLICATE"), replace);

@@ -145,7 +145,7 @@ class ServerBehaviourTest extends EmbeddedServerTest {
             assertEquals(List.of(7L), ring.newestFirst("h").stream().map(RingEntry::seq).toList());
             assertEquals(0, count(s, "SELECT COUNT(*) FROM " + t.heads() + " WHERE grp = 'h'"), "no head bumped");
             // the check refuses the placeholder where no trigger numbers it
-            s.execute("DROP TRIGGER " + MySqlRingStore.triggerName(t));
+            s.execute("DROP TRIGGER " + MySqlRing.triggerName(t));
             SQLException refused = assertThrows(SQLException.class, () -> s.executeUpdate("INSERT INTO " + t.entries()
                     + " (grp, slot, seq, payload, pushed_ms) VALUES ('g', 0, -1, 'lost?', 0)"));
             assertEquals(4025, refused.getErrorCode(), refused.toString());
@@ -164,7 +164,7 @@ class ServerBehaviourTest extends EmbeddedServerTest {
              Statement s = c.createStatement()) {
             rq.ring(queue, 4);
             assertEquals(1, count(s, "SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE()"
-                    + " AND TRIGGER_NAME = '" + MySqlRingStore.triggerName(t) + "'"), "opening it again restores it");
+                    + " AND TRIGGER_NAME = '" + MySqlRing.triggerName(t) + "'"), "opening it again restores it");
         }
     }
 

@@ -1,24 +1,18 @@
 package dev.rowqueue.oracle;
 
 import dev.rowqueue.Capability;
-import dev.rowqueue.RingOptions;
 import dev.rowqueue.RingStrategy;
 import dev.rowqueue.spi.ColumnTypes;
-import dev.rowqueue.spi.CounterStore;
-import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.DatabaseProduct;
-import dev.rowqueue.support.MergeSingleWriterRingStore;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.DialectPolicy;
-import dev.rowqueue.spi.RingStore;
-import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Schema;
-import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.support.DdlFeatures;
 import dev.rowqueue.support.SchemaDdl;
 import dev.rowqueue.support.SqlErrors;
 import dev.rowqueue.support.SqlForms;
+import dev.rowqueue.support.StatementSets;
 
 import java.net.ConnectException;
 import java.sql.SQLException;
@@ -186,34 +180,10 @@ public class OracleDialect extends Dialect {
 
     // ---------------------------------------------------------------- stores
 
+    /** Rings and counters in PL/SQL blocks and {@code MERGE}: {@link OracleStatements}. */
     @Override
-    public RingStore ringStore(RingTables tables, RingOptions options) {
-        return switch (options.strategy()) {
-            case SAFE -> new OracleRingStore(this, tables, options.capacity());
-            case SINGLE_WRITER -> singleWriter(tables, options.capacity());
-            case TRIGGER -> throw new IllegalArgumentException(NAME + " does not offer ring strategy "
-                    + options.strategy());
-        };
-    }
-
-    /**
-     * The single {@code MERGE} of "How to implement a queue in SQL": the source reads the group's {@code MAX(seq) + 1},
-     * the target row is slot {@code MOD(seq, capacity)}. Oracle's MERGE returns nothing, so the store reads the last
-     * number afterwards; a number past {@code Long.MAX_VALUE} violates the range check of {@code seq} (ORA-02290).
-     */
-    private MergeSingleWriterRingStore singleWriter(RingTables t, int capacity) {
-        String now = nowMillis();
-        return new MergeSingleWriterRingStore(this, t, capacity, Sql.of("MERGE INTO " + t.entries() + " e USING"
-                + " (SELECT :grp AS grp, NVL(MAX(seq), 0) + 1 AS seq FROM " + t.entries() + " WHERE grp = :grp) s"
-                + " ON (e.grp = s.grp AND e.slot = MOD(s.seq, :cap))"
-                + " WHEN MATCHED THEN UPDATE SET e.seq = s.seq, e.payload = :payload, e.pushed_ms = " + now
-                + " WHEN NOT MATCHED THEN INSERT (grp, slot, seq, payload, pushed_ms)"
-                + " VALUES (s.grp, MOD(s.seq, :cap), s.seq, :payload, " + now + ")"));
-    }
-
-    @Override
-    public CounterStore counterStore(CounterTable table) {
-        return new OracleCounterStore(this, table);
+    protected StatementSets statements() {
+        return new OracleStatements(this);
     }
 
     // ---------------------------------------------------------------- errors

@@ -4,17 +4,12 @@ import dev.rowqueue.Capability;
 import dev.rowqueue.RingOptions;
 import dev.rowqueue.RingStrategy;
 import dev.rowqueue.spi.ColumnTypes;
-import dev.rowqueue.spi.CounterStore;
-import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.DialectPolicy;
-import dev.rowqueue.spi.RingStore;
 import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Schema;
-import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlErrorKind;
-import dev.rowqueue.support.StandardCounterStore;
 import dev.rowqueue.spi.WakeupSource;
 import dev.rowqueue.spi.WorkStore;
 import dev.rowqueue.spi.WorkTables;
@@ -22,8 +17,8 @@ import dev.rowqueue.support.DdlFeatures;
 import dev.rowqueue.support.SchemaDdl;
 import dev.rowqueue.support.SqlErrors;
 
-import dev.rowqueue.support.CounterStatements;
 import dev.rowqueue.support.SqlForms;
+import dev.rowqueue.support.StatementSets;
 
 import javax.sql.DataSource;
 import java.sql.SQLException;
@@ -39,11 +34,11 @@ import java.util.Set;
  * PostgreSQL 10 and later. Every hot operation is one statement in auto-commit mode, so one round trip:
  * <ul>
  *   <li>ring push (one payload or many): a CTE bumps the group's head row with {@code INSERT ... ON CONFLICT (grp)
- *       DO UPDATE ... RETURNING} and feeds the slot upsert ({@link PostgresRingStore});</li>
+ *       DO UPDATE ... RETURNING} and feeds the slot upsert ({@link PostgresRing});</li>
  *   <li>claim: {@code UPDATE ... FROM (SELECT ... FOR UPDATE SKIP LOCKED) ... RETURNING} over a partial index of live
  *       jobs ({@link PostgresWorkStore});</li>
  *   <li>counters: {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE <range guard> RETURNING}
- *       ({@link #counterStore});</li>
+ *       ({@link PostgresStatements#counters});</li>
  *   <li>enqueue, nack and release also send a {@code NOTIFY} in the same statement, which wakes blocking claims
  *       ({@link PgWakeups}).</li>
  * </ul>
@@ -249,7 +244,7 @@ public class PostgresDialect extends Dialect {
      * The safe strategy's entries have no {@code (grp, seq)} index: a push after the first lap overwrites a slot, and
      * with {@code seq} in an index that update must write a new entry into both indexes; without it PostgreSQL
      * updates the row in place on its page (a HOT update) and touches no index. Its reads find the newest entries
-     * through the head row instead ({@link PostgresRingStore#newestByHead}). Trigger rings add their trigger function
+     * through the head row instead ({@link PostgresRing#newestByHead}). Trigger rings add their trigger function
      * and trigger.
      */
     @Override
@@ -271,7 +266,7 @@ public class PostgresDialect extends Dialect {
         public List<String> ring(RingTables t, RingOptions options) {
             List<String> ddl = new ArrayList<>(super.ring(t, options));
             if (options.strategy() == RingStrategy.TRIGGER) {
-                ddl.addAll(PostgresTriggerRingStore.ddl(PostgresDialect.this, t, options.capacity()));
+                ddl.addAll(PostgresTriggerRing.ddl(PostgresDialect.this, t, options.capacity()));
             }
             return ddl;
         }
@@ -297,33 +292,14 @@ public class PostgresDialect extends Dialect {
     }
 
     @Override
-    public RingStore ringStore(RingTables tables, RingOptions options) {
-        return switch (options.strategy()) {
-            case SAFE -> new PostgresRingStore(this, tables, options.capacity());
-            case SINGLE_WRITER -> new PostgresSingleWriterRingStore(this, tables, options.capacity());
-            case TRIGGER -> new PostgresTriggerRingStore(this, tables, options.capacity());
-        };
-    }
-
-    @Override
     public WorkStore workStore(WorkTables tables) {
         return new PostgresWorkStore(this, tables, notify);
     }
 
-    /**
-     * Counters in one statement each. An increment is an {@code INSERT ... ON CONFLICT (counter_key) DO UPDATE ...
-     * WHERE counter_value BETWEEN :lo AND :hi RETURNING counter_value}: a new counter is created at {@code delta}; an
-     * existing one is locked and incremented unless the guard fails, and then the statement returns no row and
-     * changes nothing (the increment would leave the 64-bit range).
-     */
+    /** Rings and counters in one statement per operation: {@link PostgresStatements}. */
     @Override
-    public CounterStore counterStore(CounterTable t) {
-        String insert = "INSERT INTO " + t.table() + " AS c (counter_key, counter_value) VALUES (:key, ";
-        Sql add = Sql.of(insert + ":delta) ON CONFLICT (counter_key) DO UPDATE SET counter_value = c.counter_value"
-                + " + EXCLUDED.counter_value WHERE c.counter_value BETWEEN :lo AND :hi RETURNING counter_value");
-        Sql set = Sql.of(insert + ":value) ON CONFLICT (counter_key) DO UPDATE SET counter_value ="
-                + " EXCLUDED.counter_value");
-        return new StandardCounterStore(this, t, CounterStatements.PORTABLE.withAdd(add).withSet(set));
+    protected StatementSets statements() {
+        return new PostgresStatements(this);
     }
 
     /**

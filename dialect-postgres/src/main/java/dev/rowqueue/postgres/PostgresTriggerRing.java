@@ -1,6 +1,8 @@
 package dev.rowqueue.postgres;
 
 import dev.rowqueue.spi.RingTables;
+import dev.rowqueue.spi.SqlOp;
+import dev.rowqueue.support.RingStatements;
 import dev.rowqueue.support.Sql;
 
 import java.sql.SQLException;
@@ -18,16 +20,20 @@ import java.util.List;
  * and the capacity in the trigger's arguments); the trigger {@code <ring>_cap} carries the capacity, so the ring's
  * DDL depends on it. A push is one {@code INSERT ... SELECT ... RETURNING seq} statement.
  */
-final class PostgresTriggerRingStore extends SeqReturningRingStore {
+final class PostgresTriggerRing implements RingStatements.Push {
 
     /** The trigger function's name. */
     static final String FUNCTION = "rowqueue_ring_cap";
     /** Serializes the creation of trigger functions and triggers (an arbitrary, fixed advisory lock key). */
     static final long DDL_LOCK = 0x726f777175657565L;
 
-    PostgresTriggerRingStore(PostgresDialect dialect, RingTables t, int capacity) {
-        super(dialect, t, capacity, Sql.of("INSERT INTO " + t.entries() + " (grp, payload) SELECT :grp, p.payload FROM "
-                + PgArrays.payloadRows("payloads") + " ORDER BY p.ord RETURNING seq"));
+    private final RingTables t;
+    private final Sql push;
+
+    PostgresTriggerRing(RingTables t) {
+        this.t = t;
+        push = Sql.of("INSERT INTO " + t.entries() + " (grp, payload) SELECT :grp, p.payload FROM "
+                + PgArrays.payloadRows("payloads") + " ORDER BY p.ord RETURNING seq");
     }
 
     /**
@@ -76,18 +82,20 @@ final class PostgresTriggerRingStore extends SeqReturningRingStore {
                 + "$rowqueue$");
     }
 
+    /**
+     * Every payload is inserted (the trigger evicts within the statement), so every number comes back. The trigger
+     * finds the capacity and the head table in its arguments.
+     */
     @Override
-    void bindMore(Sql.Binder b, int n) {
-        // the trigger finds the capacity and the head table in its arguments
-    }
-
-    /** Every payload is inserted (the trigger evicts within the statement), so every number comes back. */
-    @Override
-    long[] taken(String group, int n, List<Long> returned) throws SQLException {
-        if (returned.size() != n) {
-            throw new SQLException("the trigger ring " + t.entries() + " returned " + returned.size()
-                    + " sequence numbers for " + n + " payloads; is its trigger " + t.entries() + "_cap missing?");
-        }
-        return returned.stream().mapToLong(Long::longValue).sorted().toArray();
+    public SqlOp<long[]> push(RingStatements.Ring ring, String group, List<String> payloads, SqlOp<long[]> steps) {
+        int n = payloads.size();
+        return SqlOp.statement(c -> {
+            List<Long> returned = SeqReturning.run(c, ring, push, group, payloads, b -> { });
+            if (returned.size() != n) {
+                throw new SQLException("the trigger ring " + t.entries() + " returned " + returned.size()
+                        + " sequence numbers for " + n + " payloads; is its trigger " + t.entries() + "_cap missing?");
+            }
+            return returned.stream().mapToLong(Long::longValue).sorted().toArray();
+        });
     }
 }

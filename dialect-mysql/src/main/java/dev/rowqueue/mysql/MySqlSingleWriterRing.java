@@ -4,7 +4,7 @@ import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.SqlOp;
-import dev.rowqueue.support.StandardRingStore;
+import dev.rowqueue.support.RingStatements;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -31,13 +31,13 @@ import java.util.List;
  * several producers on one group, pushes are silently overwritten at READ COMMITTED, and most fail with deadlocks at
  * REPEATABLE READ (the figures are in docs/mysql.md). There is no head row, so a cleared group starts again at 1.
  */
-final class MySqlSingleWriterRingStore extends StandardRingStore {
+final class MySqlSingleWriterRing implements RingStatements.Push {
 
+    private final MySqlDialect dialect;
     private final Sql push;
 
-    MySqlSingleWriterRingStore(MySqlDialect dialect, RingTables tables, int capacity,
-                               MySqlDialect.SingleWriterStatement statement) {
-        super(dialect, tables, capacity);
+    MySqlSingleWriterRing(MySqlDialect dialect, RingTables t, MySqlDialect.SingleWriterStatement statement) {
+        this.dialect = dialect;
         String next = "SELECT :grp AS g, LAST_INSERT_ID(COALESCE(MAX(seq), 0) + 1) AS s, :payload AS p, "
                 + dialect.nowMillis() + " AS t FROM " + t.entries() + " WHERE grp = :grp";
         String select = " (grp, slot, seq, payload, pushed_ms) SELECT nx.g, nx.s MOD :cap, nx.s, nx.p, nx.t FROM ("
@@ -53,26 +53,27 @@ final class MySqlSingleWriterRingStore extends StandardRingStore {
         return push;
     }
 
+    /** One statement per payload: one payload in auto-commit mode, several in one transaction. */
     @Override
-    public SqlOp<long[]> push(String group, List<String> payloads) {
+    public SqlOp<long[]> push(RingStatements.Ring ring, String group, List<String> payloads, SqlOp<long[]> steps) {
         SqlOp<long[]> body = c -> {
             long[] seqs = new long[payloads.size()];
             for (int i = 0; i < seqs.length; i++) {
-                seqs[i] = pushOne(c, group, payloads.get(i));
+                seqs[i] = pushOne(c, ring, group, payloads.get(i));
             }
             return seqs;
         };
         return payloads.size() == 1 ? SqlOp.statement(body) : SqlOp.transaction(body);
     }
 
-    private long pushOne(Connection c, String group, String payload) throws SQLException {
+    private long pushOne(Connection c, RingStatements.Ring ring, String group, String payload) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(push.jdbc(), Statement.RETURN_GENERATED_KEYS)) {
-            dialect.bind(push, ps).set("grp", group).set("payload", payload).setInt("cap", capacity).done();
+            dialect.bind(push, ps).set("grp", group).set("payload", payload).setInt("cap", ring.capacity()).done();
             ps.executeUpdate();
             return LastInsertId.read(c, ps);
         } catch (SQLException e) {
             if (dialect.classify(e) == SqlErrorKind.NUMERIC_OVERFLOW) {
-                throw exhausted(group, Long.MAX_VALUE, 1);
+                throw ring.exhausted(group, Long.MAX_VALUE, 1);
             }
             throw e;
         }

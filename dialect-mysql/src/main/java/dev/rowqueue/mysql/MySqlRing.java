@@ -5,7 +5,6 @@ import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.SqlOp;
-import dev.rowqueue.support.StandardRingStore;
 import dev.rowqueue.support.RingStatements;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,7 +17,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The safe ring on MySQL and MariaDB, two statements per push in one transaction, whatever the number of payloads:
+ * The safe ring's push on MySQL and MariaDB, two statements per push in one transaction, whatever the number of
+ * payloads:
  *
  * <ol>
  *   <li>{@code INSERT INTO <ring>_head (grp, last_seq) VALUES (:grp, LAST_INSERT_ID(:n)) ON DUPLICATE KEY UPDATE
@@ -51,8 +51,8 @@ import java.util.List;
  * table's check {@code seq >= 0} makes a trigger push fail, writing nothing, if the trigger is dropped later; the
  * push then takes the compound statement.
  */
-final class MySqlRingStore extends StandardRingStore {
-    private static final Logger log = LoggerFactory.getLogger(MySqlRingStore.class);
+final class MySqlRing implements RingStatements.Bump, RingStatements.Slots, RingStatements.Push {
+    private static final Logger log = LoggerFactory.getLogger(MySqlRing.class);
 
     /** The {@code seq} of a row whose number the push trigger assigns. */
     static final long PLACEHOLDER = -1;
@@ -65,6 +65,7 @@ final class MySqlRingStore extends StandardRingStore {
     private static final long MAX_CHARS = 1_000_000;
 
     private final MySqlDialect mysql;
+    private final RingTables t;
     private final Sql bump;
     private final Sql lastSeq;
     private final Sql triggerExists;
@@ -73,16 +74,27 @@ final class MySqlRingStore extends StandardRingStore {
     /** Whether the push trigger exists; {@code null} until the first push looks. */
     private volatile Boolean trigger;
 
-    MySqlRingStore(MySqlDialect dialect, RingTables tables, int capacity) {
-        super(dialect, tables, capacity, RingStatements.PORTABLE.withNewestByHead(
-                dialect.triggerPush() ? newestByHead(tables) : null));
+    MySqlRing(MySqlDialect dialect, RingTables tables) {
         this.mysql = dialect;
+        this.t = tables;
         bump = Sql.of("INSERT INTO " + t.heads() + " (grp, last_seq) VALUES (:grp, LAST_INSERT_ID(:n))"
                 + " ON DUPLICATE KEY UPDATE last_seq = LAST_INSERT_ID(last_seq + :n)");
         lastSeq = Sql.of("SELECT last_seq FROM " + t.heads() + " WHERE grp = :grp");
         triggerExists = Sql.of("SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE()"
                 + " AND EVENT_OBJECT_TABLE = :entries AND TRIGGER_NAME = :name");
         triggerInsertOne = triggerInsert(1);
+    }
+
+    /**
+     * @param dialect the dialect
+     * @param tables  the ring's tables
+     * @return the safe ring's statements: this bump, slot write and push, and on MariaDB 10.5+ the newest entries
+     *         through the head row
+     */
+    static RingStatements statements(MySqlDialect dialect, RingTables tables) {
+        MySqlRing ring = new MySqlRing(dialect, tables);
+        return RingStatements.PORTABLE.withBump(ring).withSlots(ring).withPush(ring)
+                .withNewestByHead(dialect.triggerPush() ? newestByHead(tables) : null);
     }
 
     /**
@@ -127,17 +139,18 @@ final class MySqlRingStore extends StandardRingStore {
         return t.entries() + "_push";
     }
 
+    /** The steps (the bump, the slot write), one compound statement, or one trigger push: see the class comment. */
     @Override
-    public SqlOp<long[]> push(String group, List<String> payloads) {
-        SqlOp<long[]> transaction = super.push(group, payloads);
-        if (!mysql.compoundStatements() || chunks(payloads).size() > 1) {
-            return transaction;
+    public SqlOp<long[]> push(RingStatements.Ring ring, String group, List<String> payloads,
+                              SqlOp<long[]> steps) {
+        if (!mysql.compoundStatements() || chunks(ring, payloads).size() > 1) {
+            return steps;
         }
-        SqlOp<long[]> compound = Compound.orTransaction(c -> compoundPush(c, group, payloads), transaction);
-        if (!mysql.triggerPush() || firstWritten(payloads.size()) > 0) {
+        SqlOp<long[]> compound = Compound.orTransaction(c -> compoundPush(c, ring, group, payloads), steps);
+        if (!mysql.triggerPush() || ring.firstWritten(payloads.size()) > 0) {
             return compound;
         }
-        return SqlOp.statement(c -> hasTrigger(c) ? triggerPush(c, group, payloads, compound) : compound.run(c));
+        return SqlOp.statement(c -> hasTrigger(c) ? triggerPush(c, ring, group, payloads, compound) : compound.run(c));
     }
 
     /** Looks the push trigger up once (a ring's tables are not expected to lose it; see {@link #triggerPush}). */
@@ -145,7 +158,7 @@ final class MySqlRingStore extends StandardRingStore {
         Boolean known = trigger;
         if (known == null) {
             try (PreparedStatement ps = triggerExists.prepare(c)) {
-                dialect.bind(triggerExists, ps).set("entries", t.entries()).set("name", triggerName(t)).done();
+                mysql.bind(triggerExists, ps).set("entries", t.entries()).set("name", triggerName(t)).done();
                 known = Jdbc.firstLong(ps).orElse(0) > 0;
             }
             if (!known) {
@@ -162,13 +175,13 @@ final class MySqlRingStore extends StandardRingStore {
      * One statement: every payload inserted with the placeholder number, the trigger numbering them in order under
      * the head row's lock; {@code RETURNING} gives the numbers back.
      */
-    private long[] triggerPush(Connection c, String group, List<String> payloads, SqlOp<long[]> compound)
-            throws SQLException {
+    private long[] triggerPush(Connection c, RingStatements.Ring ring, String group, List<String> payloads,
+                               SqlOp<long[]> compound) throws SQLException {
         int n = payloads.size();
         Sql sql = n == 1 ? triggerInsertOne : triggerInsert(n);
         List<Long> returned = new ArrayList<>(n);
         try (PreparedStatement ps = sql.prepare(c)) {
-            Sql.Binder b = dialect.bind(sql, ps).set("grp", group);
+            Sql.Binder b = mysql.bind(sql, ps).set("grp", group);
             for (int r = 0; r < n; r++) {
                 b.setInt("slot" + r, 0).set("seq" + r, PLACEHOLDER).set("payload" + r, payloads.get(r));
             }
@@ -176,8 +189,8 @@ final class MySqlRingStore extends StandardRingStore {
             // execute(), not executeQuery(), which MySQL Connector/J refuses for a statement not starting with SELECT
             Compound.execute(ps, rs -> returned.add(rs.getLong(1)));
         } catch (SQLException e) {
-            if (dialect.classify(e) == SqlErrorKind.NUMERIC_OVERFLOW) {
-                throw exhausted(c, group, n);
+            if (mysql.classify(e) == SqlErrorKind.NUMERIC_OVERFLOW) {
+                throw exhausted(c, ring, group, n);
             }
             if (e.getErrorCode() != CONSTRAINT_FAILED) {
                 throw e;
@@ -205,25 +218,26 @@ final class MySqlRingStore extends StandardRingStore {
     }
 
     /** The head bump and the slot write in one compound statement, in a READ COMMITTED transaction of its own. */
-    private long[] compoundPush(Connection c, String group, List<String> payloads) throws SQLException {
+    private long[] compoundPush(Connection c, RingStatements.Ring ring, String group, List<String> payloads)
+            throws SQLException {
         int n = payloads.size();
-        int from = firstWritten(n);
+        int from = ring.firstWritten(n);
         Sql sql = compoundPush(n - from);
         long[] last = {0};
         try (PreparedStatement ps = sql.prepare(c)) {
-            Sql.Binder b = dialect.bind(sql, ps).set("grp", group).set("n", n).setInt("cap", capacity);
+            Sql.Binder b = mysql.bind(sql, ps).set("grp", group).set("n", n).setInt("cap", ring.capacity());
             for (int i = from; i < n; i++) {
                 b.set("back" + (i - from), n - 1 - i).set("payload" + (i - from), payloads.get(i));
             }
             b.done();
             Compound.execute(ps, rs -> last[0] = rs.getLong(1));
         } catch (SQLException e) {
-            if (dialect.classify(e) == SqlErrorKind.NUMERIC_OVERFLOW) {
-                throw exhausted(c, group, n);
+            if (mysql.classify(e) == SqlErrorKind.NUMERIC_OVERFLOW) {
+                throw exhausted(c, ring, group, n);
             }
             throw e;
         }
-        return sequence(last[0] - n + 1, n);
+        return RingStatements.Ring.sequence(last[0] - n + 1, n);
     }
 
     /**
@@ -232,7 +246,7 @@ final class MySqlRingStore extends StandardRingStore {
      *         {@code last - :back<r>}
      */
     Sql compoundPush(int rows) {
-        String now = dialect.nowMillis();
+        String now = mysql.nowMillis();
         StringBuilder sql = new StringBuilder("BEGIN NOT ATOMIC DECLARE v_last BIGINT;"
                 + " DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;"
                 + " SET TRANSACTION ISOLATION LEVEL READ COMMITTED; START TRANSACTION; ")
@@ -248,33 +262,35 @@ final class MySqlRingStore extends StandardRingStore {
     }
 
     @Override
-    protected long bumpHead(Connection c, String group, int n) throws SQLException {
+    public long bump(Connection c, RingStatements.Ring ring, String group, int n) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(bump.jdbc(), Statement.RETURN_GENERATED_KEYS)) {
-            dialect.bind(bump, ps).set("grp", group).set("n", n).done();
+            mysql.bind(bump, ps).set("grp", group).set("n", n).done();
             ps.executeUpdate();
             return LastInsertId.read(c, ps);
         } catch (SQLException e) {
-            if (dialect.classify(e) != SqlErrorKind.NUMERIC_OVERFLOW) {
+            if (mysql.classify(e) != SqlErrorKind.NUMERIC_OVERFLOW) {
                 throw e;
             }
         }
-        throw exhausted(c, group, n);
+        throw exhausted(c, ring, group, n);
     }
 
     /** The bump failed with error 1690: the group's numbers would pass {@link Long#MAX_VALUE}. */
-    private RuntimeException exhausted(Connection c, String group, int n) throws SQLException {
+    private RuntimeException exhausted(Connection c, RingStatements.Ring ring, String group, int n)
+            throws SQLException {
         long last;
         try (PreparedStatement ps = lastSeq.prepare(c)) {
-            dialect.bind(lastSeq, ps).set("grp", group).done();
+            mysql.bind(lastSeq, ps).set("grp", group).done();
             last = Jdbc.firstLong(ps).orElse(Long.MAX_VALUE);
         }
-        return exhausted(group, last, n);
+        return ring.exhausted(group, last, n);
     }
 
     @Override
-    protected void writeSlots(Connection c, String group, long firstSeq, List<String> payloads) throws SQLException {
-        for (List<Integer> chunk : chunks(payloads)) {
-            write(c, group, firstSeq, payloads, chunk);
+    public void write(Connection c, RingStatements.Ring ring, String group, long firstSeq, List<String> payloads)
+            throws SQLException {
+        for (List<Integer> chunk : chunks(ring, payloads)) {
+            write(c, ring, group, firstSeq, payloads, chunk);
         }
     }
 
@@ -283,11 +299,11 @@ final class MySqlRingStore extends StandardRingStore {
      * @return the indexes of the payloads it writes (the last {@code capacity}), in statements of at most
      *         {@value #MAX_ROWS} rows and {@value #MAX_CHARS} characters
      */
-    private List<List<Integer>> chunks(List<String> payloads) {
+    private static List<List<Integer>> chunks(RingStatements.Ring ring, List<String> payloads) {
         List<List<Integer>> chunks = new ArrayList<>();
         List<Integer> chunk = new ArrayList<>();
         long chars = 0;
-        for (int i = firstWritten(payloads.size()); i < payloads.size(); i++) {
+        for (int i = ring.firstWritten(payloads.size()); i < payloads.size(); i++) {
             if (!chunk.isEmpty() && (chunk.size() == MAX_ROWS || chars + payloads.get(i).length() > MAX_CHARS)) {
                 chunks.add(chunk);
                 chunk = new ArrayList<>();
@@ -300,15 +316,15 @@ final class MySqlRingStore extends StandardRingStore {
         return chunks;
     }
 
-    private void write(Connection c, String group, long firstSeq, List<String> payloads, List<Integer> rows)
-            throws SQLException {
+    private void write(Connection c, RingStatements.Ring ring, String group, long firstSeq, List<String> payloads,
+                       List<Integer> rows) throws SQLException {
         Sql sql = upsert(rows.size());
         try (PreparedStatement ps = sql.prepare(c)) {
-            Sql.Binder b = dialect.bind(sql, ps).set("grp", group);
+            Sql.Binder b = mysql.bind(sql, ps).set("grp", group);
             for (int r = 0; r < rows.size(); r++) {
                 int i = rows.get(r);
                 long seq = firstSeq + i;
-                b.setInt("slot" + r, slot(seq)).set("seq" + r, seq).set("payload" + r, payloads.get(i));
+                b.setInt("slot" + r, ring.slot(seq)).set("seq" + r, seq).set("payload" + r, payloads.get(i));
             }
             b.done();
             ps.executeUpdate();
@@ -320,7 +336,7 @@ final class MySqlRingStore extends StandardRingStore {
      * @return the multi-row slot upsert
      */
     Sql upsert(int rows) {
-        String now = dialect.nowMillis();
+        String now = mysql.nowMillis();
         StringBuilder sql = new StringBuilder("INSERT INTO ").append(t.entries())
                 .append(" (grp, slot, seq, payload, pushed_ms) VALUES ");
         for (int r = 0; r < rows; r++) {

@@ -4,7 +4,6 @@ import dev.rowqueue.support.Jdbc;
 import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlOp;
-import dev.rowqueue.support.StandardRingStore;
 import dev.rowqueue.support.RingStatements;
 
 import java.sql.Connection;
@@ -14,7 +13,7 @@ import java.util.List;
 import java.util.OptionalLong;
 
 /**
- * The {@link dev.rowqueue.RingStrategy#SAFE safe} ring in one statement, for one payload or a batch:
+ * The {@link dev.rowqueue.RingStrategy#SAFE safe} ring's push in one statement, for one payload or a batch:
  *
  * <pre>{@code
  * WITH head AS (INSERT INTO <ring>_head AS h (grp, last_seq) VALUES (:grp, :n)
@@ -37,14 +36,17 @@ import java.util.OptionalLong;
  * <p>A push of one payload, the common case, binds it as a plain parameter instead of an array: no array to build on
  * the client and to unnest on the server.
  */
-final class PostgresRingStore extends StandardRingStore {
+final class PostgresRing implements RingStatements.Push {
 
+    private final PostgresDialect dialect;
+    private final RingTables t;
     private final Sql push;
     private final Sql pushOne;
     private final Sql lastSeq;
 
-    PostgresRingStore(PostgresDialect dialect, RingTables tables, int capacity) {
-        super(dialect, tables, capacity, RingStatements.PORTABLE.withNewestByHead(newestByHead(tables)));
+    private PostgresRing(PostgresDialect dialect, RingTables tables) {
+        this.dialect = dialect;
+        this.t = tables;
         push = Sql.of("WITH head AS (INSERT INTO " + t.heads() + " AS h (grp, last_seq) VALUES (:grp, :n)"
                 + " ON CONFLICT (grp) DO UPDATE SET last_seq = h.last_seq + EXCLUDED.last_seq"
                 + " WHERE h.last_seq <= :max RETURNING last_seq),"
@@ -68,6 +70,16 @@ final class PostgresRingStore extends StandardRingStore {
     }
 
     /**
+     * @param dialect the dialect
+     * @param tables  the ring's tables
+     * @return the safe ring's statements: this push, and the newest entries through the head row
+     */
+    static RingStatements statements(PostgresDialect dialect, RingTables tables) {
+        return RingStatements.PORTABLE.withPush(new PostgresRing(dialect, tables))
+                .withNewestByHead(newestByHead(tables));
+    }
+
+    /**
      * The newest entries without an index on {@code seq} (this strategy's tables have none: see
      * {@link PostgresDialect#ddl()}): the slots of the last {@code :limit} numbers, from {@code generate_series},
      * which the primary key finds directly. Reading whole rings, or the oldest entries, scans the group's rows by the
@@ -82,40 +94,41 @@ final class PostgresRingStore extends StandardRingStore {
     }
 
     @Override
-    public SqlOp<long[]> push(String group, List<String> payloads) {
+    public SqlOp<long[]> push(RingStatements.Ring ring, String group, List<String> payloads, SqlOp<long[]> steps) {
         int n = payloads.size();
         return SqlOp.statement(c -> {
             OptionalLong last;
             if (n == 1) {
                 try (PreparedStatement ps = pushOne.prepare(c)) {
-                    dialect.bind(pushOne, ps).set("grp", group).setInt("cap", capacity).set("payload", payloads.get(0))
-                            .done();
+                    dialect.bind(pushOne, ps).set("grp", group).setInt("cap", ring.capacity())
+                            .set("payload", payloads.get(0)).done();
                     last = Jdbc.firstLong(ps);
                 }
             } else {
                 try (PreparedStatement ps = push.prepare(c)) {
                     dialect.bind(push, ps).set("grp", group).set("n", n).set("max", Long.MAX_VALUE - n)
-                            .setInt("cap", capacity).setArray("payloads", PgArrays.texts(c, payloads))
-                            .setInt("skip", firstWritten(n)).done();
+                            .setInt("cap", ring.capacity()).setArray("payloads", PgArrays.texts(c, payloads))
+                            .setInt("skip", ring.firstWritten(n)).done();
                     last = Jdbc.firstLong(ps);
                 }
             }
             if (last.isEmpty()) {
-                throw notPushed(c, group, n);
+                throw notPushed(c, ring, group, n);
             }
-            return sequence(last.getAsLong() - n + 1, n);
+            return RingStatements.Ring.sequence(last.getAsLong() - n + 1, n);
         });
     }
 
     /** The push wrote nothing: the group's numbers are exhausted (the only way its head row is left alone). */
-    private RuntimeException notPushed(Connection c, String group, int n) throws SQLException {
+    private RuntimeException notPushed(Connection c, RingStatements.Ring ring, String group, int n)
+            throws SQLException {
         OptionalLong last;
         try (PreparedStatement ps = lastSeq.prepare(c)) {
             dialect.bind(lastSeq, ps).set("grp", group).done();
             last = Jdbc.firstLong(ps);
         }
         if (last.isPresent() && last.getAsLong() > Long.MAX_VALUE - n) {
-            return exhausted(group, last.getAsLong(), n);
+            return ring.exhausted(group, last.getAsLong(), n);
         }
         return new IllegalStateException("push into ring " + t.queue() + ", group '" + group
                 + "' wrote nothing although its head row allows " + n + " more numbers (" + last + ")");
