@@ -6,8 +6,9 @@
  *       {@link dev.rowqueue.support.StandardCounterStore}: the portable stores. They run a dialect's statement sets
  *       ({@link dev.rowqueue.support.RingStatements}, {@link dev.rowqueue.support.WorkStatements},
  *       {@link dev.rowqueue.support.CounterStatements}: records of the SQL a database runs instead of a portable
- *       step, a null field keeping the portable one) and its {@link dev.rowqueue.support.SqlForms}, and are composed
- *       of the parts here (claims, keyed claims, rotation, dead letters).</li>
+ *       step, a null field keeping the portable one, and of the narrow hooks declared in them where a database needs
+ *       code) and its {@link dev.rowqueue.support.SqlForms}, and are composed of the parts here (claims, keyed
+ *       claims, rotation, dead letters).</li>
  *   <li>{@link dev.rowqueue.support.StandardScheduleStore}: the portable schedules, every statement of the
  *       schedules API and the scheduler; {@link dev.rowqueue.support.StandardActivityStore}: the portable
  *       activity table.</li>
