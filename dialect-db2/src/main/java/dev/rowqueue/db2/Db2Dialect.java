@@ -17,6 +17,8 @@ import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.support.StandardRingStore;
 import dev.rowqueue.spi.WorkStore;
+import dev.rowqueue.support.StandardWorkStore;
+import dev.rowqueue.support.WorkStatements;
 import dev.rowqueue.spi.WorkTables;
 import dev.rowqueue.support.DdlFeatures;
 import dev.rowqueue.support.SchemaDdl;
@@ -171,9 +173,11 @@ public class Db2Dialect extends Dialect {
                 + " VALUES (s.grp, MOD(s.seq, CAST(:cap AS INTEGER)), s.seq, :payload, " + now + ")"));
     }
 
+    /** The work queue: the core's store with Db2's hooks ({@link Db2WorkForms}). */
     @Override
     public WorkStore workStore(WorkTables tables) {
-        return new Db2WorkStore(this, tables);
+        return new StandardWorkStore(this, tables,
+                WorkStatements.PORTABLE.withForms(portable -> new Db2WorkForms(this, tables, portable)));
     }
 
     @Override
