@@ -57,6 +57,7 @@ public final class StandardWorkStore implements WorkStore {
     private final DeadLetters deadLetters;
     private final Rotation rotation;
     private final KeyedClaims keyed;
+    private final RateRing rates;
     private final BinaryOperator<String> before;
     private final WorkForms forms;
     private final KeyedClaims.Steps keyedSteps = new KeyedClaims.Steps() {
@@ -135,6 +136,7 @@ public final class StandardWorkStore implements WorkStore {
         this.deadLetters = new DeadLetters(dialect, tables, byId.update(), byId.live());
         this.rotation = new Rotation(dialect, tables);
         this.keyed = new KeyedClaims(dialect, tables);
+        this.rates = new RateRing(dialect, tables, rotation);
         this.leases = new Leases(dialect, tables, byId);
         this.reads = new JobReads(dialect, tables, byId);
         this.before = statements.before() != null ? statements.before() : StandardWorkStore::sql92Before;
@@ -181,10 +183,16 @@ public final class StandardWorkStore implements WorkStore {
 
     /**
      * A claim under a rule, in one transaction: with a per-key limit, the claim gate first ({@link #lockGate}), then
-     * rounds of candidates leased with {@link #leaseAndRead} ({@link KeyedClaims#rounds}).
+     * rounds of candidates leased with {@link #leaseAndRead} ({@link KeyedClaims#rounds}). Under a rate limit, the
+     * claim of the rule without it runs inside the limit's transaction ({@link RateRing}): the rate row locked first,
+     * then at most as many jobs claimed as the limit allows now, then their starts written.
      */
     @Override
     public SqlOp<List<Job>> claim(int max, long leaseMs, long token, ClaimRule rule) {
+        if (rule.rateLimited()) {
+            ClaimRule inner = rule.withoutRate();
+            return SqlOp.transaction(c -> rateLimited(c, rule, max, leaseMs, n -> claim(n, leaseMs, token, inner)));
+        }
         if (rule.plain()) {
             return claim(max, leaseMs, token);
         }
@@ -192,15 +200,53 @@ public final class StandardWorkStore implements WorkStore {
         return form != null ? form : portable.claim(max, leaseMs, token, rule);
     }
 
-    /** The claim gate, then the acks, then the claim's rounds, in one transaction. */
+    /**
+     * The claim gate, then the acks, then the claim's rounds, in one transaction. Under a rate limit: the rate row, the
+     * acks, then the claim as {@link #claim(int, long, long, ClaimRule)} runs it.
+     */
     @Override
     public SqlOp<AckedAndClaimed> ackAndClaim(long[] ids, long[] tokens, int max, long leaseMs, long token,
                                               ClaimRule rule) {
+        if (rule.rateLimited()) {
+            ClaimRule inner = rule.withoutRate();
+            return SqlOp.transaction(c -> {
+                RateRing.Window window = rates.open(c, rule, max); // first: every rate-limited claim locks in one order
+                Set<Long> acked = portable.ackAll(c, ids, tokens);
+                return new AckedAndClaimed(acked, claimIn(c, window, leaseMs, n -> claim(n, leaseMs, token, inner)));
+            });
+        }
         if (rule.plain()) {
             return ackAndClaim(ids, tokens, max, leaseMs, token);
         }
         SqlOp<AckedAndClaimed> form = forms.ackAndClaim(ids, tokens, max, leaseMs, token, rule);
         return form != null ? form : portable.ackAndClaim(ids, tokens, max, leaseMs, token, rule);
+    }
+
+    /**
+     * A claim under a rate limit, in the caller's transaction: the rate row locked and read ({@link RateRing#open}),
+     * the claim of as many jobs as the limit allows now, and their starts written.
+     *
+     * @param c       a connection in a transaction
+     * @param rule    the rate-limited rule
+     * @param max     the most jobs
+     * @param leaseMs the lease
+     * @param claim   the claim of {@code n} jobs without the rate limit
+     * @return the jobs claimed
+     * @throws SQLException from the driver
+     */
+    private List<Job> rateLimited(Connection c, ClaimRule rule, int max, long leaseMs,
+                                  java.util.function.IntFunction<SqlOp<List<Job>>> claim) throws SQLException {
+        return claimIn(c, rates.open(c, rule, max), leaseMs, claim);
+    }
+
+    private List<Job> claimIn(Connection c, RateRing.Window window, long leaseMs,
+                              java.util.function.IntFunction<SqlOp<List<Job>>> claim) throws SQLException {
+        if (window.allowed() == 0) {
+            return List.of();
+        }
+        List<Job> jobs = claim.apply(window.allowed()).run(c);
+        rates.record(c, window, jobs, leaseMs);
+        return jobs;
     }
 
     /**
