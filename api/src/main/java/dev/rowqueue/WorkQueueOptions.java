@@ -18,15 +18,20 @@ import java.util.Objects;
  *                        and node; 0 for no limit (see {@link #withMaxLeasedPerKey(int)})
  * @param fairClaims      whether claims take turns between keys instead of following priority, due time and id
  *                        (see {@link #withFairClaims(boolean)})
+ * @param rateLimit       how many jobs claims may start in any window of {@code rateWindow}, across every consumer
+ *                        and node; 0 for no limit (see {@link #withRateLimit(int, Duration)})
+ * @param rateWindow      the rate limit's window; {@link Duration#ZERO} without a limit
  */
 public record WorkQueueOptions(int maxAttempts, Duration leaseDuration, Duration retryBackoff,
-                               Duration maxRetryDelay, int maxLeasedPerKey, boolean fairClaims) {
+                               Duration maxRetryDelay, int maxLeasedPerKey, boolean fairClaims, int rateLimit,
+                               Duration rateWindow) {
 
     /**
      * Validates the options.
      *
-     * @throws IllegalArgumentException for maxAttempts below 1, a non-positive lease, a negative delay, or a negative
-     *                                  maxLeasedPerKey
+     * @throws IllegalArgumentException for maxAttempts below 1, a non-positive lease, a negative delay, a negative
+     *                                  maxLeasedPerKey, or a rate limit outside 1 to 100,000 per positive window of at
+     *                                  most a day (0 per {@link Duration#ZERO} for none)
      */
     public WorkQueueOptions {
         if (maxAttempts < 1) {
@@ -39,6 +44,36 @@ public record WorkQueueOptions(int maxAttempts, Duration leaseDuration, Duration
             throw new IllegalArgumentException("maxLeasedPerKey must be at least 1, or 0 for no limit, got "
                     + maxLeasedPerKey);
         }
+        Objects.requireNonNull(rateWindow, "rateWindow");
+        if (rateLimit < 0 || rateLimit > MAX_RATE_LIMIT) {
+            throw new IllegalArgumentException("rateLimit must be 1 to " + MAX_RATE_LIMIT + " jobs per window, or 0 for"
+                    + " no limit, got " + rateLimit);
+        }
+        if (rateLimit == 0 ? !rateWindow.isZero()
+                : rateWindow.toMillis() < 1 || rateWindow.compareTo(MAX_RATE_WINDOW) > 0) {
+            throw new IllegalArgumentException("a rate limit's window must be 1 ms to " + MAX_RATE_WINDOW
+                    + " (and zero without a limit), got " + rateLimit + " per " + rateWindow);
+        }
+    }
+
+    /** The most jobs a rate limit may let start per window ({@link #withRateLimit}). */
+    public static final int MAX_RATE_LIMIT = 100_000;
+    /** The longest window of a rate limit. */
+    public static final Duration MAX_RATE_WINDOW = Duration.ofDays(1);
+
+    /**
+     * Options without a rate limit.
+     *
+     * @param maxAttempts     how many failed attempts make a job dead
+     * @param leaseDuration   how long a claimed job stays with its consumer
+     * @param retryBackoff    delay before the first retry
+     * @param maxRetryDelay   the longest retry delay
+     * @param maxLeasedPerKey how many jobs of one key may be leased at once; 0 for no limit
+     * @param fairClaims      whether claims take turns between keys
+     */
+    public WorkQueueOptions(int maxAttempts, Duration leaseDuration, Duration retryBackoff, Duration maxRetryDelay,
+                            int maxLeasedPerKey, boolean fairClaims) {
+        this(maxAttempts, leaseDuration, retryBackoff, maxRetryDelay, maxLeasedPerKey, fairClaims, 0, Duration.ZERO);
     }
 
     /**
@@ -67,7 +102,8 @@ public record WorkQueueOptions(int maxAttempts, Duration leaseDuration, Duration
      * @return a copy with this many attempts
      */
     public WorkQueueOptions withMaxAttempts(int attempts) {
-        return new WorkQueueOptions(attempts, leaseDuration, retryBackoff, maxRetryDelay, maxLeasedPerKey, fairClaims);
+        return new WorkQueueOptions(attempts, leaseDuration, retryBackoff, maxRetryDelay, maxLeasedPerKey, fairClaims,
+                rateLimit, rateWindow);
     }
 
     /**
@@ -75,7 +111,8 @@ public record WorkQueueOptions(int maxAttempts, Duration leaseDuration, Duration
      * @return a copy with this lease
      */
     public WorkQueueOptions withLeaseDuration(Duration lease) {
-        return new WorkQueueOptions(maxAttempts, lease, retryBackoff, maxRetryDelay, maxLeasedPerKey, fairClaims);
+        return new WorkQueueOptions(maxAttempts, lease, retryBackoff, maxRetryDelay, maxLeasedPerKey, fairClaims,
+                rateLimit, rateWindow);
     }
 
     /**
@@ -84,7 +121,8 @@ public record WorkQueueOptions(int maxAttempts, Duration leaseDuration, Duration
      * @return a copy with this backoff
      */
     public WorkQueueOptions withRetryBackoff(Duration first, Duration max) {
-        return new WorkQueueOptions(maxAttempts, leaseDuration, first, max, maxLeasedPerKey, fairClaims);
+        return new WorkQueueOptions(maxAttempts, leaseDuration, first, max, maxLeasedPerKey, fairClaims,
+                rateLimit, rateWindow);
     }
 
     /**
@@ -108,7 +146,8 @@ public record WorkQueueOptions(int maxAttempts, Duration leaseDuration, Duration
      * @return a copy with this limit
      */
     public WorkQueueOptions withMaxLeasedPerKey(int n) {
-        return new WorkQueueOptions(maxAttempts, leaseDuration, retryBackoff, maxRetryDelay, n, fairClaims);
+        return new WorkQueueOptions(maxAttempts, leaseDuration, retryBackoff, maxRetryDelay, n, fairClaims,
+                rateLimit, rateWindow);
     }
 
     /**
@@ -125,7 +164,34 @@ public record WorkQueueOptions(int maxAttempts, Duration leaseDuration, Duration
      * @return a copy with this setting
      */
     public WorkQueueOptions withFairClaims(boolean fair) {
-        return new WorkQueueOptions(maxAttempts, leaseDuration, retryBackoff, maxRetryDelay, maxLeasedPerKey, fair);
+        return new WorkQueueOptions(maxAttempts, leaseDuration, retryBackoff, maxRetryDelay, maxLeasedPerKey, fair,
+                rateLimit, rateWindow);
+    }
+
+    /**
+     * Limits how many jobs this queue's claims start: at most {@code jobs} in any window of {@code window} (a sliding
+     * window, not calendar slots: never more than {@code jobs} leases began within any {@code window} of time), across
+     * every consumer and node that claims with this limit, as in "call this API at most 50 times a second". The
+     * database enforces it inside the claim: the queue's rate row in its cursors table ({@code rowqueue.rate}) is
+     * locked first, and a ring of {@code jobs} rows keeps the start of each of the last {@code jobs} leases; a claim
+     * takes only as many jobs as have a start a whole window old (or none yet) to replace, and writes the starts of
+     * the jobs it leased, in the same transaction. Times are the database's clock (the application's on embedded
+     * databases that bind it), so nodes need no synchronised clocks, except on a multi-primary cluster, where each
+     * server's clock counts.
+     *
+     * <p>A claim the limit holds back returns fewer jobs, or none; a worker then polls as after any empty claim. A
+     * limited job that is retried or released starts again under the limit. Every consumer of the queue must claim
+     * with the same limit: a handle without it claims as if there were none. {@link WorkQueue#rotate} is refused on a
+     * handle with a limit. Combines with {@link #withMaxLeasedPerKey(int)} and {@link #withFairClaims(boolean)}.
+     * Guarantees and costs: {@code docs/workflows.md}.
+     *
+     * @param jobs   1 to {@value #MAX_RATE_LIMIT}, or 0 for no limit (the default)
+     * @param window a positive window of at most a day, or {@link Duration#ZERO} with {@code jobs = 0}
+     * @return a copy with this limit
+     */
+    public WorkQueueOptions withRateLimit(int jobs, Duration window) {
+        return new WorkQueueOptions(maxAttempts, leaseDuration, retryBackoff, maxRetryDelay, maxLeasedPerKey,
+                fairClaims, jobs, window);
     }
 
     /**

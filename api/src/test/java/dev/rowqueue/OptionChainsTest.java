@@ -104,12 +104,12 @@ class OptionChainsTest {
     void work_queue_options_chains_keep_every_value_in_any_order() {
         WorkQueueOptions a = WorkQueueOptions.defaults().withMaxAttempts(3).withLeaseDuration(Duration.ofSeconds(7))
                 .withRetryBackoff(Duration.ofSeconds(1), Duration.ofSeconds(9)).withMaxLeasedPerKey(2)
-                .withFairClaims(true);
-        WorkQueueOptions b = WorkQueueOptions.defaults().withFairClaims(true).withMaxLeasedPerKey(2)
-                .withRetryBackoff(Duration.ofSeconds(1), Duration.ofSeconds(9))
+                .withFairClaims(true).withRateLimit(50, Duration.ofSeconds(1));
+        WorkQueueOptions b = WorkQueueOptions.defaults().withRateLimit(50, Duration.ofSeconds(1)).withFairClaims(true)
+                .withMaxLeasedPerKey(2).withRetryBackoff(Duration.ofSeconds(1), Duration.ofSeconds(9))
                 .withLeaseDuration(Duration.ofSeconds(7)).withMaxAttempts(3);
         assertThat(a).isEqualTo(b).isEqualTo(new WorkQueueOptions(3, Duration.ofSeconds(7), Duration.ofSeconds(1),
-                Duration.ofSeconds(9), 2, true));
+                Duration.ofSeconds(9), 2, true, 50, Duration.ofSeconds(1)));
     }
 
     @Test

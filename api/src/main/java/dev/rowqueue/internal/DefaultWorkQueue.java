@@ -68,7 +68,8 @@ final class DefaultWorkQueue implements WorkerQueue {
         this.options = options;
         this.store = store;
         this.context = context;
-        this.rule = new ClaimRule(options.maxLeasedPerKey(), options.fairClaims());
+        this.rule = new ClaimRule(options.maxLeasedPerKey(), options.fairClaims(), options.rateLimit(),
+                options.rateWindow().toMillis());
     }
 
     @Override
@@ -289,8 +290,10 @@ final class DefaultWorkQueue implements WorkerQueue {
         // other threads' claims
         return context.current("claim from " + name, ctx -> {
             resolveUnknownClaims(ctx);
-            // claims under a per-key limit take turns in the database: one at a time here too, the others riding along
-            ClaimGates.Request request = new ClaimGates.Request(ids, tokens, max, leaseMillis(), rule, rule.limited());
+            // claims under a per-key or a rate limit take turns in the database: one at a time here too, the others
+            // riding along
+            ClaimGates.Request request = new ClaimGates.Request(ids, tokens, max, leaseMillis(), rule,
+                    rule.limited() || rule.rateLimited());
             WorkStore.AckedAndClaimed result = ctx.claimGates().combined(name, request,
                     (allIds, allTokens, n, leaseMs) -> {
                         // the token is made here, so a claim whose outcome is unknown can be found and undone
@@ -408,6 +411,11 @@ final class DefaultWorkQueue implements WorkerQueue {
         if (rule.limited()) {
             throw new IllegalStateException("rotate does not apply a per-key limit; this handle of " + name
                     + " claims with maxLeasedPerKey(" + options.maxLeasedPerKey() + "), so it cannot rotate");
+        }
+        if (rule.rateLimited()) {
+            throw new IllegalStateException("rotate does not apply a rate limit; this handle of " + name
+                    + " claims with rateLimit(" + options.rateLimit() + ", " + options.rateWindow()
+                    + "), so it cannot rotate");
         }
         String c = Validation.cursor(cursor, Dialect.KEY_LENGTH);
         Validation.batch("rotate batch size", max);

@@ -8,7 +8,6 @@ import dev.rowqueue.spi.DialectProvider;
 import dev.rowqueue.spi.KeyCodec;
 import dev.rowqueue.spi.Schema;
 import dev.rowqueue.spi.SqlErrorKind;
-import dev.rowqueue.spi.WorkStore;
 import dev.rowqueue.spi.WorkTables;
 import dev.rowqueue.support.DdlFeatures;
 import dev.rowqueue.support.Jdbc;
@@ -16,6 +15,9 @@ import dev.rowqueue.support.KeyBytes;
 import dev.rowqueue.support.SchemaDdl;
 import dev.rowqueue.support.SqlErrors;
 import dev.rowqueue.support.SqlForms;
+import dev.rowqueue.support.Sql;
+import dev.rowqueue.support.StatementSets;
+import dev.rowqueue.support.WorkStatements;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -261,10 +263,22 @@ public final class PortableDialect extends Dialect {
         return ddl;
     }
 
-    /** Claims write before they read ({@link PortableWorkStore}). */
+    /**
+     * Claims write before they read: a claim's and a keyed enqueue's first statement is an {@code UPDATE} of no row
+     * ({@link WorkStatements#writeFirst}), so a database that takes one write lock per transaction at its first write
+     * (SQLite) makes the claim wait for that lock, with its busy timeout, before the claim reads its candidates; a
+     * transaction that read first and then wants to write may instead fail at once when another writer committed in
+     * between. Elsewhere the statement changes nothing and costs a round trip. Rotations lock their cursor's row first.
+     */
     @Override
-    public WorkStore workStore(WorkTables tables) {
-        return new PortableWorkStore(this, tables);
+    protected StatementSets statements() {
+        return new StatementSets() {
+            @Override
+            public WorkStatements work(WorkTables tables, String now) {
+                return WorkStatements.PORTABLE.withWriteFirst(
+                        Sql.of("UPDATE " + tables.jobs() + " SET attempts = attempts WHERE id = -1"));
+            }
+        };
     }
 
     @Override

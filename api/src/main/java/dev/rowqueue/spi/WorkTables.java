@@ -30,6 +30,12 @@ public record WorkTables(String queue, String jobs, String cursors, String claim
      * {@code last_id}, a write every database, Galera included, orders). Cursor names of this prefix are refused.
      */
     public static final String CLAIM_GATE = "rowqueue.claims";
+    /**
+     * The cursor name of the row in the cursors table that rate-limited claims lock ({@code last_id}: how many jobs the
+     * queue's rate limit has let start, ever). Each start's time is kept in the row {@code rowqueue.rate.<n mod
+     * limit>}, a ring of as many rows as the limit allows per window.
+     */
+    public static final String RATE_HEAD = "rowqueue.rate";
     /** The prefix of cursor names reserved for rowqueue. */
     public static final String RESERVED_CURSOR_PREFIX = "rowqueue.";
 

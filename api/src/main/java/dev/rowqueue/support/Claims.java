@@ -27,6 +27,26 @@ import java.util.Map;
  */
 public final class Claims {
 
+    /** How many rounds a claim that has jobs but fewer than it asked for runs, losing candidates to other consumers. */
+    public static final int CLAIM_ROUNDS = 3;
+
+    /**
+     * How many rounds a claim that has no job yet runs while it finds candidates and loses them all to other
+     * consumers. An empty claim must mean that nothing was left for the claimer (consumers stop at their first one),
+     * and each lost round means racers took jobs, so the rounds end when the claimable jobs do; this only bounds a
+     * claim that keeps losing.
+     */
+    public static final int EMPTY_CLAIM_ROUNDS = 32;
+
+    /**
+     * @param round    the rounds run so far
+     * @param claimed  the jobs the claim has
+     * @return whether the claim may run another round (it still wants jobs and the last round lost some)
+     */
+    public static boolean anotherRound(int round, int claimed) {
+        return round < (claimed == 0 ? EMPTY_CLAIM_ROUNDS : CLAIM_ROUNDS);
+    }
+
     /** Which candidates a claim or rotation looks for. */
     public enum Kind {
         /** Claim order: priority descending, due time, id. */

@@ -47,7 +47,7 @@ public final class JobReads {
      * @param t       the queue's tables
      * @param byId    how statements on one job found by its primary key begin
      */
-    public JobReads(Dialect dialect, WorkTables t, StandardWorkStore.ById byId) {
+    public JobReads(Dialect dialect, WorkTables t, WorkStatements.ById byId) {
         this.dialect = dialect;
         this.t = t;
         this.now = dialect.nowMillis();

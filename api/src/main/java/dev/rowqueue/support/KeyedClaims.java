@@ -85,6 +85,19 @@ public final class KeyedClaims {
         boolean anotherRound(int round, int claimed);
     }
 
+    /**
+     * Binds the per-key limit of a statement built with {@link KeyedClaims#condition}, if it names one.
+     *
+     * @param sql  the statement
+     * @param b    its binder
+     * @param rule the claim rule
+     * @return the binder
+     * @throws SQLException from the driver
+     */
+    public static Sql.Binder perKey(Sql sql, Sql.Binder b, ClaimRule rule) throws SQLException {
+        return sql.has("per_key") ? b.setInt("per_key", rule.maxLeasedPerKey()) : b;
+    }
+
     private final Dialect dialect;
     private final WorkTables t;
     private final String now;

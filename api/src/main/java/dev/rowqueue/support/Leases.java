@@ -18,7 +18,7 @@ public final class Leases {
     private final Dialect dialect;
     private final WorkTables t;
     private final String now;
-    private final StandardWorkStore.ById byId;
+    private final WorkStatements.ById byId;
     private final Sql ack;
     private final Sql nack;
     private final Sql release;
@@ -29,7 +29,7 @@ public final class Leases {
      * @param t       the queue's tables
      * @param byId    how statements on one job found by its primary key begin
      */
-    public Leases(Dialect dialect, WorkTables t, StandardWorkStore.ById byId) {
+    public Leases(Dialect dialect, WorkTables t, WorkStatements.ById byId) {
         this.dialect = dialect;
         this.t = t;
         this.now = dialect.nowMillis();

@@ -26,15 +26,34 @@ import dev.rowqueue.support.Sql;
  *                       and the statement must lease only those still live and due
  * @param window         candidates found in unlocked windows and locked one at a time ({@link ClaimWindow}), for a
  *                       database whose locking reads lock rows they do not return
+ * @param byId           how statements on one job found by its primary key begin ({@link ById}); {@code null} for
+ *                       {@link ById#standard}
+ * @param gate           the queue's claim gate, taken first by claims under a per-key limit: a statement that locks
+ *                       something until the transaction ends (PostgreSQL's advisory lock); binds nothing and may
+ *                       return rows, which are ignored; {@code null} for the portable gate, the row
+ *                       {@link dev.rowqueue.spi.WorkTables#CLAIM_GATE} of the cursors table, bumped
+ * @param writeFirst     a write of no row run first in a claim's and a keyed enqueue's transaction, for a database
+ *                       that takes its one write lock at the first write and otherwise may fail a transaction that
+ *                       read before it wrote (SQLite); binds nothing
+ * @param unlockedKeyedCandidates whether the candidates of claims under a rule are read without locks (the dialect's
+ *                       plain {@link dev.rowqueue.spi.Dialect#limit}), for a database whose locking reads would lock,
+ *                       and skip, rows the query's subqueries count; the lease's conditional update settles races
+ * @param before         the condition that a key's job {@code o} comes before the candidate {@code j} in the key's
+ *                       order ({@code key_seq}, then id), for a database with row value comparisons its indexes
+ *                       serve; {@code null} for SQL-92's form
+ * @param forms          the database's hooks ({@link WorkForms}), where statements do not say enough; {@code null}
+ *                       for none
  */
 public record WorkStatements(Sql enqueueOne, Sql claimable, Sql claim, Sql cursor, String leaseReturning,
-                             ClaimWindow window) {
+                             ClaimWindow window, ById byId, Sql gate, Sql writeFirst, boolean unlockedKeyedCandidates,
+                             java.util.function.BinaryOperator<String> before, WorkForms.Factory forms) {
 
     /** The placeholder of {@link #leaseReturning} for the id list. */
     public static final String IDS = ":ids";
 
     /** The portable work queue: no statement of the database's own. */
-    public static final WorkStatements PORTABLE = new WorkStatements(null, null, null, null, null, null);
+    public static final WorkStatements PORTABLE = new WorkStatements(null, null, null, null, null, null, null, null,
+            null, false, null, null);
 
     /**
      * @param n how many ids the lease names
@@ -79,7 +98,8 @@ public record WorkStatements(Sql enqueueOne, Sql claimable, Sql claim, Sql curso
      * @return these statements with it; the others unchanged
      */
     public WorkStatements withEnqueueOne(Sql enqueueOne) {
-        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window);
+        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window, byId, gate, writeFirst,
+                unlockedKeyedCandidates, before, forms);
     }
 
     /**
@@ -87,7 +107,8 @@ public record WorkStatements(Sql enqueueOne, Sql claimable, Sql claim, Sql curso
      * @return these statements with it; the others unchanged
      */
     public WorkStatements withClaimable(Sql claimable) {
-        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window);
+        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window, byId, gate, writeFirst,
+                unlockedKeyedCandidates, before, forms);
     }
 
     /**
@@ -95,7 +116,8 @@ public record WorkStatements(Sql enqueueOne, Sql claimable, Sql claim, Sql curso
      * @return these statements with it; the others unchanged
      */
     public WorkStatements withClaim(Sql claim) {
-        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window);
+        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window, byId, gate, writeFirst,
+                unlockedKeyedCandidates, before, forms);
     }
 
     /**
@@ -103,7 +125,8 @@ public record WorkStatements(Sql enqueueOne, Sql claimable, Sql claim, Sql curso
      * @return these statements with it; the others unchanged
      */
     public WorkStatements withCursor(Sql cursor) {
-        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window);
+        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window, byId, gate, writeFirst,
+                unlockedKeyedCandidates, before, forms);
     }
 
     /**
@@ -111,7 +134,8 @@ public record WorkStatements(Sql enqueueOne, Sql claimable, Sql claim, Sql curso
      * @return these statements with it; the others unchanged
      */
     public WorkStatements withLeaseReturning(String leaseReturning) {
-        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window);
+        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window, byId, gate, writeFirst,
+                unlockedKeyedCandidates, before, forms);
     }
 
     /**
@@ -119,6 +143,89 @@ public record WorkStatements(Sql enqueueOne, Sql claimable, Sql claim, Sql curso
      * @return these statements with it; the others unchanged
      */
     public WorkStatements withWindow(ClaimWindow window) {
-        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window);
+        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window, byId, gate, writeFirst,
+                unlockedKeyedCandidates, before, forms);
+    }
+
+    /**
+     * How statements on one job found by its primary key (ack, nack, release, lease extension, burial) begin, and
+     * their test that the job is live. A database changes them where its planner needs it (an index hint, a test a
+     * partial index cannot match).
+     *
+     * @param update the beginning of the {@code UPDATE}, before {@code SET}
+     * @param delete the beginning of the {@code DELETE}, before {@code WHERE}
+     * @param live   the condition that the job is live
+     */
+    public record ById(String update, String delete, String live) {
+        /**
+         * @param t the queue's tables
+         * @return {@code UPDATE <jobs>}, {@code DELETE FROM <jobs>} and {@code state = 0}
+         */
+        public static ById standard(dev.rowqueue.spi.WorkTables t) {
+            return new ById("UPDATE " + t.jobs(), "DELETE FROM " + t.jobs(),
+                    "state = " + dev.rowqueue.spi.WorkTables.LIVE);
+        }
+
+        /**
+         * @param condition another liveness test
+         * @return these forms with it
+         */
+        public ById withLive(String condition) {
+            return new ById(update, delete, condition);
+        }
+    }
+
+    /**
+     * @param byId how statements on one job begin ({@link #byId()})
+     * @return these statements with it; the others unchanged
+     */
+    public WorkStatements withById(ById byId) {
+        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window, byId, gate, writeFirst,
+                unlockedKeyedCandidates, before, forms);
+    }
+
+    /**
+     * @param gate the claim gate's statement ({@link #gate()})
+     * @return these statements with it; the others unchanged
+     */
+    public WorkStatements withGate(Sql gate) {
+        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window, byId, gate, writeFirst,
+                unlockedKeyedCandidates, before, forms);
+    }
+
+    /**
+     * @param writeFirst the first write of claims and keyed enqueues ({@link #writeFirst()})
+     * @return these statements with it; the others unchanged
+     */
+    public WorkStatements withWriteFirst(Sql writeFirst) {
+        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window, byId, gate, writeFirst,
+                unlockedKeyedCandidates, before, forms);
+    }
+
+    /**
+     * @return these statements with the candidates of claims under a rule read without locks
+     *         ({@link #unlockedKeyedCandidates()})
+     */
+    public WorkStatements withUnlockedKeyedCandidates() {
+        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window, byId, gate, writeFirst,
+                true, before, forms);
+    }
+
+    /**
+     * @param before the key-order condition ({@link #before()})
+     * @return these statements with it; the others unchanged
+     */
+    public WorkStatements withBefore(java.util.function.BinaryOperator<String> before) {
+        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window, byId, gate, writeFirst,
+                unlockedKeyedCandidates, before, forms);
+    }
+
+    /**
+     * @param forms the database's hooks ({@link #forms()})
+     * @return these statements with them; the others unchanged
+     */
+    public WorkStatements withForms(WorkForms.Factory forms) {
+        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window, byId, gate, writeFirst,
+                unlockedKeyedCandidates, before, forms);
     }
 }

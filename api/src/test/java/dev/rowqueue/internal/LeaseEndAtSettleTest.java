@@ -1,6 +1,7 @@
 package dev.rowqueue.internal;
 
 import dev.rowqueue.Job;
+import dev.rowqueue.QueueStats;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkQueueOptions;
@@ -75,7 +76,11 @@ class LeaseEndAtSettleTest {
                     "each lost lease is reported once: " + lost);
             assertEquals(ids, lost.stream().map(Job::id).collect(Collectors.toSet()),
                     "every job's lease was lost: " + lost);
-            assertEquals(5, q.stats().ready() + q.stats().leased(), "no job was acked by the worker that lost it");
+            // one snapshot: ready and leased read by two calls could miss a job whose lease ended between them (a
+            // run claimed again before close, its lease ending then); an acked job is a deleted one
+            QueueStats stats = q.stats();
+            assertEquals(5, stats.total(), "no job was acked by the worker that lost it: " + stats + ", "
+                    + ids.stream().map(id -> q.job(id).map(Object::toString).orElse(id + " gone")).toList());
         }
     }
 }

@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Compiles the Java blocks of README.md as test sources, against this module's test class path (the API, the TCK,
+ * Compiles the Java blocks of README.md and docs/workflows.md as test sources, against this module's test class path (the API, the TCK,
  * HikariCP). A block of statements becomes the body of a method in a class that declares what the README leaves to
  * the reader ({@code dataSource}, {@code smtp}, {@code order}, {@code insertOrder}, {@code json}); a block that
  * declares a class is compiled as it is, with the imports it needs.
@@ -49,18 +49,31 @@ class ReadmeJavaTest {
         return b.code().contains("@Bean") || b.code().contains("JooqWorkQueue") || b.code().contains("RowQueueMetrics");
     }
 
+    /** The documents whose Java blocks are compiled: the README, and the pages whose examples are code. */
+    private static final List<String> DOCUMENTS = List.of("README.md", "docs/workflows.md");
+
     @Test
     void the_readme_java_blocks_compile(@TempDir Path out) {
-        List<Docs.Block> blocks = Docs.blocks(Docs.ROOT.resolve("README.md")).stream()
-                .filter(b -> b.lang().equals("java")).toList();
+        List<Docs.Block> blocks = new ArrayList<>();
+        List<String> prefixes = new ArrayList<>();
+        for (String document : DOCUMENTS) {
+            for (Docs.Block b : Docs.blocks(Docs.ROOT.resolve(document))) {
+                if (b.lang().equals("java")) {
+                    blocks.add(b);
+                    prefixes.add(document.equals("README.md") ? "ReadmeBlock" : "DocsBlock"
+                            + document.replaceAll("\\W", "_"));
+                }
+            }
+        }
         List<JavaFileObject> sources = new ArrayList<>();
         int excluded = 0;
-        for (Docs.Block b : blocks) {
+        for (int i = 0; i < blocks.size(); i++) {
+            Docs.Block b = blocks.get(i);
             if (excluded(b)) {
                 excluded++;
                 continue;
             }
-            String name = "ReadmeBlock" + b.line();
+            String name = prefixes.get(i) + b.line();
             String source;
             if (b.code().contains("class ") && b.code().strip().startsWith("class ")) {
                 source = "package readme;\n" + IMPORTS + b.code();
@@ -80,7 +93,8 @@ class ReadmeJavaTest {
             });
         }
         assertEquals(1, excluded, "only the Spring/Micrometer/jOOQ block is excluded");
-        assertTrue(sources.size() >= 3, "README Java blocks found: " + blocks.size());
+        assertTrue(sources.size() >= 4, "Java blocks found: " + blocks.size());
+        assertTrue(prefixes.stream().anyMatch(p -> p.startsWith("DocsBlock")), "docs/workflows.md has Java blocks");
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, null, null)) {

@@ -9,6 +9,8 @@ import dev.rowqueue.spi.DialectPolicy;
 import dev.rowqueue.spi.Schema;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.WorkStore;
+import dev.rowqueue.support.StandardWorkStore;
+import dev.rowqueue.support.WorkStatements;
 import dev.rowqueue.spi.WorkTables;
 import dev.rowqueue.support.DdlFeatures;
 import dev.rowqueue.support.SchemaDdl;
@@ -120,9 +122,11 @@ public class Db2Dialect extends Dialect {
 
     // ---------------------------------------------------------------- stores
 
+    /** The work queue: the core's store with Db2's hooks ({@link Db2WorkForms}). */
     @Override
     public WorkStore workStore(WorkTables tables) {
-        return new Db2WorkStore(this, tables);
+        return new StandardWorkStore(this, tables,
+                WorkStatements.PORTABLE.withForms(portable -> new Db2WorkForms(this, tables, portable)));
     }
 
     /** Rings and counters through {@code FINAL TABLE} and {@code MERGE}: {@link Db2Statements}. */

@@ -189,7 +189,7 @@ class Db2StatementsTest {
         assertEquals(List.of("SELECT id FROM FINAL TABLE (INSERT INTO mail (payload, prio, state, due_ms, attempts,"
                 + " enqueued_ms) VALUES " + row + ", " + row + ") ORDER BY INPUT SEQUENCE"), c.sql());
         List<String> big = new ArrayList<>();
-        for (int i = 0; i < Db2WorkStore.ENQUEUE_CHUNK + 1; i++) {
+        for (int i = 0; i < Db2WorkForms.ENQUEUE_CHUNK + 1; i++) {
             big.add("p" + i);
         }
         assertFalse(work.enqueue(big, 0, 0).singleStatement(), "chunks of 100 rows commit together");

@@ -12,6 +12,7 @@ import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Schema;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.WorkStore;
+import dev.rowqueue.support.StandardWorkStore;
 import dev.rowqueue.spi.WorkTables;
 import dev.rowqueue.support.DdlFeatures;
 import dev.rowqueue.support.SchemaDdl;
@@ -733,7 +734,8 @@ public class MySqlDialect extends Dialect {
 
     @Override
     public WorkStore workStore(WorkTables tables) {
-        return new MySqlWorkStore(this, tables, claimPath, hasInsertReturning(version));
+        return new StandardWorkStore(this, tables,
+                MySqlWorkForms.statements(this, tables, claimPath, hasInsertReturning(version)));
     }
 
     // ---------------------------------------------------------------- errors

@@ -222,7 +222,7 @@ class GroupReplicationServerBehaviourTest {
      * A keyed claim on a multi-primary group (the claim gate: every claim with a per-key limit bumps one row, so that
      * claims on different members conflict at certification): one that finds nothing writes nothing (no GTID is
      * added), and one whose commit fails certification returns its acks and no job instead of failing, even with a
-     * single attempt (MySqlWorkStore#keyedOwn). The failed commit is made by the test: the claim's {@code COMMIT}
+     * single attempt (MySqlWorkForms#keyedOwn). The failed commit is made by the test: the claim's {@code COMMIT}
      * answers 3101, as a lost certification does ({@link #a_commit_that_loses_certification_is_a_rolled_back_transaction}
      * provokes a real one), and the claim's transaction is rolled back. Races made for real (member 2 bumping the gate
      * while the claim held it) were lost by the claim only now and then (3 of 12, 2 of 34, 1 of 40 in three runs).

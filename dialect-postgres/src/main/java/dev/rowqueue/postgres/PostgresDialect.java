@@ -12,6 +12,7 @@ import dev.rowqueue.spi.Schema;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.WakeupSource;
 import dev.rowqueue.spi.WorkStore;
+import dev.rowqueue.support.StandardWorkStore;
 import dev.rowqueue.spi.WorkTables;
 import dev.rowqueue.support.DdlFeatures;
 import dev.rowqueue.support.SchemaDdl;
@@ -36,7 +37,7 @@ import java.util.Set;
  *   <li>ring push (one payload or many): a CTE bumps the group's head row with {@code INSERT ... ON CONFLICT (grp)
  *       DO UPDATE ... RETURNING} and feeds the slot upsert ({@link PostgresRing});</li>
  *   <li>claim: {@code UPDATE ... FROM (SELECT ... FOR UPDATE SKIP LOCKED) ... RETURNING} over a partial index of live
- *       jobs ({@link PostgresWorkStore});</li>
+ *       jobs ({@link PostgresWorkForms});</li>
  *   <li>counters: {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE <range guard> RETURNING}
  *       ({@link PostgresStatements#counters});</li>
  *   <li>enqueue, nack and release also send a {@code NOTIFY} in the same statement, which wakes blocking claims
@@ -291,9 +292,10 @@ public class PostgresDialect extends Dialect {
         return product.majorVersion() >= 11 ? "EXECUTE FUNCTION" : "EXECUTE PROCEDURE";
     }
 
+    /** The work queue: the core's store with PostgreSQL's statements and hooks ({@link PostgresWorkForms}). */
     @Override
     public WorkStore workStore(WorkTables tables) {
-        return new PostgresWorkStore(this, tables, notify);
+        return new StandardWorkStore(this, tables, PostgresWorkForms.statements(this, tables, notify));
     }
 
     /** Rings and counters in one statement per operation: {@link PostgresStatements}. */

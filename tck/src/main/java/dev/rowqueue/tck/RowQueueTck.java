@@ -157,6 +157,16 @@ public abstract class RowQueueTck {
         }
     }
 
+    /** Rate limits: at most so many starts in any window, across consumers and instances. */
+    @Nested
+    @DisplayName("rate limits")
+    class RateLimits extends RateLimitContract {
+        @Override
+        protected TckEnv env() {
+            return env;
+        }
+    }
+
     /** Nodes: registration, lease tokens that name their node, expiry. */
     @Nested
     @DisplayName("nodes")

@@ -7,7 +7,11 @@ import dev.rowqueue.support.Jdbc;
 import dev.rowqueue.support.JobRules;
 import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlOp;
-import dev.rowqueue.support.StandardWorkStore;
+import dev.rowqueue.support.Claims;
+import dev.rowqueue.support.KeyedClaims;
+import dev.rowqueue.support.WorkForms;
+import dev.rowqueue.support.WorkStatements;
+import dev.rowqueue.spi.WorkStore.AckedAndClaimed;
 import dev.rowqueue.spi.WorkTables;
 
 import java.sql.Connection;
@@ -25,7 +29,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import static dev.rowqueue.support.Claims.inClaimOrder;
 
 /**
- * The work queue on PostgreSQL. A claim is one statement:
+ * The work queue's hooks on PostgreSQL ({@link #statements}). A claim is one statement:
  *
  * <pre>{@code
  * WITH c AS MATERIALIZED (SELECT id, due_ms FROM <queue> WHERE state = 0 AND due_ms <= <now>
@@ -47,9 +51,10 @@ import static dev.rowqueue.support.Claims.inClaimOrder;
  * FROM unnest(:payloads) ... RETURNING id} for a batch; enqueue,
  * nack, release and revive send {@code pg_notify('rowqueue_<queue>', <delay ms>)} in the same statement when the
  * dialect notifies (option {@code notify}, on by default), so the notification is delivered exactly when the work
- * commits.
+ * commits. Rotation cursors are created and locked with one upsert, and the claim gate of claims under a per-key
+ * limit is a transaction-level advisory lock ({@link #advisoryLock}).
  */
-final class PostgresWorkStore extends StandardWorkStore {
+final class PostgresWorkForms implements WorkForms {
 
     /**
      * The liveness test of statements on one job found by its primary key: {@code state + 0 = 0}, the same test,
@@ -60,6 +65,12 @@ final class PostgresWorkStore extends StandardWorkStore {
      */
     static final String LIVE_BY_ID = "state + 0 = " + WorkTables.LIVE;
 
+    private final PostgresDialect dialect;
+    private final WorkTables t;
+    private final String now;
+    private final WorkStatements.ById byId;
+    private final Portable portable;
+    private final Sql gate;
     private final String channel;
     private final Sql enqueue;
     private final Sql enqueueOne;
@@ -74,7 +85,6 @@ final class PostgresWorkStore extends StandardWorkStore {
     private final Sql release;
     private final Sql reviveOne;
     private final Sql reviveAll;
-    private final Sql cursor;
     private final Sql enqueueKeyed;
     private final Sql enqueueUnique;
     private final Sql enqueueUniqueKeyed;
@@ -84,16 +94,39 @@ final class PostgresWorkStore extends StandardWorkStore {
     private final String handoff;
     private final String ackOne;
     private final String ackMany;
-    /** The advisory lock claims under a per-key limit take: the queue's claim gate. */
-    private final long gate;
-    private final Sql gateLock;
     private final Map<String, Sql> keyed = new ConcurrentHashMap<>();
     /** Whether the index of leased keyed jobs exists ({@link #leasedIndexed}); {@code null} until asked. */
     private volatile Boolean leasedIndexed;
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PostgresWorkStore.class);
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PostgresWorkForms.class);
 
-    PostgresWorkStore(PostgresDialect dialect, WorkTables tables, boolean notify) {
-        super(dialect, tables, ById.standard(tables).withLive(LIVE_BY_ID));
+    /**
+     * The statements and hooks of a work queue on PostgreSQL: statements on one job by primary key test liveness with
+     * {@link #LIVE_BY_ID}; the rotation cursor's upsert; the advisory lock as the claim gate; key order as row values
+     * ({@link #before}); and these hooks.
+     *
+     * @param dialect the dialect
+     * @param tables  the queue's tables
+     * @param notify  whether writes that make work claimable send {@code pg_notify}
+     * @return the statements
+     */
+    static WorkStatements statements(PostgresDialect dialect, WorkTables tables, boolean notify) {
+        WorkStatements.ById byId = WorkStatements.ById.standard(tables).withLive(LIVE_BY_ID);
+        return WorkStatements.PORTABLE.withById(byId)
+                .withCursor(Sql.of("INSERT INTO " + tables.cursors() + " AS r (cursor_name, last_id) VALUES (:cursor,"
+                        + " 0) ON CONFLICT (cursor_name) DO UPDATE SET last_id = r.last_id RETURNING last_id"))
+                .withGate(gate(tables))
+                .withBefore(PostgresWorkForms::before)
+                .withForms(portable -> new PostgresWorkForms(dialect, tables, byId, notify, portable));
+    }
+
+    private PostgresWorkForms(PostgresDialect dialect, WorkTables tables, WorkStatements.ById byId, boolean notify,
+                              Portable portable) {
+        this.dialect = dialect;
+        this.t = tables;
+        this.now = dialect.nowMillis();
+        this.byId = byId;
+        this.portable = portable;
+        this.gate = gate(tables);
         this.channel = PostgresDialect.channel(tables);
         String live = "state = " + WorkTables.LIVE;
         String jobs = t.jobs();
@@ -139,8 +172,6 @@ final class PostgresWorkStore extends StandardWorkStore {
         claimOne = claimOne(claim);
         ackOneAndClaimOne = claimOne(ackOneAndClaim);
         ackManyAndClaimOne = claimOne(ackManyAndClaim);
-        gate = advisoryLock(tables);
-        gateLock = Sql.of("SELECT pg_advisory_xact_lock(:gate)");
         String mine = " WHERE id = :id AND lease_token = :token AND " + byId.live();
         String nackUpdate = "UPDATE " + jobs + " SET " + JobRules.nack(now) + mine + " RETURNING state";
         nack = Sql.of(notify
@@ -175,8 +206,6 @@ final class PostgresWorkStore extends StandardWorkStore {
         enqueueUniqueKeyed = Sql.of("WITH r AS (" + round + "), ins AS (INSERT INTO " + jobs + columns + " SELECT"
                 + " :payload, :prio, " + WorkTables.LIVE + ", " + now + " + :delay, 0, " + now + ", :key, :ukey, r.base"
                 + " FROM r" + conflict + note + " SELECT ins.id, TRUE AS inserted FROM ins" + noteJoin + holder);
-        cursor = Sql.of("INSERT INTO " + t.cursors() + " AS r (cursor_name, last_id) VALUES (:cursor, 0)"
-                + " ON CONFLICT (cursor_name) DO UPDATE SET last_id = r.last_id RETURNING last_id");
     }
 
     /**
@@ -188,10 +217,8 @@ final class PostgresWorkStore extends StandardWorkStore {
      * violation is raised, so the server logs no error for a duplicate.
      */
     @Override
-    public SqlOp<long[]> enqueue(List<String> payloads, int priority, long delayMs, String key, String uniqueKey) {
-        if (key == null && uniqueKey == null) {
-            return enqueue(payloads, priority, delayMs);
-        }
+    public SqlOp<long[]> enqueueKeyed(List<String> payloads, int priority, long delayMs, String key,
+                                      String uniqueKey) {
         if (uniqueKey == null) {
             return SqlOp.statement(c -> {
                 try (PreparedStatement ps = enqueueKeyed.prepare(c)) {
@@ -206,12 +233,9 @@ final class PostgresWorkStore extends StandardWorkStore {
                 }
             });
         }
-        if (payloads.size() != 1) {
-            throw new IllegalArgumentException("a unique key names one job; got " + payloads.size() + " payloads");
-        }
         Sql sql = key == null ? enqueueUnique : enqueueUniqueKeyed;
         return SqlOp.statement(c -> {
-            for (int attempt = 0; attempt < UNIQUE_ATTEMPTS; attempt++) {
+            for (int attempt = 0; attempt < KeyedClaims.UNIQUE_ATTEMPTS; attempt++) {
                 try (PreparedStatement ps = sql.prepare(c)) {
                     Sql.Binder b = bind(sql, ps).set("payload", payloads.get(0)).setInt("prio", priority)
                             .set("delay", delayMs).set("ukey", uniqueKey);
@@ -226,23 +250,15 @@ final class PostgresWorkStore extends StandardWorkStore {
                 }
             }
             throw new SQLException("unique key '" + uniqueKey + "' of " + t.jobs() + " was held by a job that ended,"
-                    + " or committed unseen, " + UNIQUE_ATTEMPTS + " times in a row");
+                    + " or committed unseen, " + KeyedClaims.UNIQUE_ATTEMPTS + " times in a row");
         });
-    }
-
-    /** Creates the cursor at 0 if missing and locks it, in one statement. */
-    @Override
-    protected long lockCursor(Connection c, String name) throws SQLException {
-        try (PreparedStatement ps = cursor.prepare(c)) {
-            dialect.bind(cursor, ps).set("cursor", name).done();
-            return Jdbc.firstLong(ps).orElseThrow(() -> new SQLException("cursor upsert returned no row"));
-        }
     }
 
     /**
      * The claim gate of this queue on PostgreSQL: a transaction-level advisory lock (no row written, nothing to
-     * vacuum), its key derived from the jobs table's name. Another table whose name hashes alike only shares the
-     * gate (its limited claims then take turns with these), never its counts.
+     * vacuum), its key derived from the jobs table's name and written into the gate's statement (a constant of the
+     * queue, not a value of a caller's). Another table whose name hashes alike only shares the gate (its limited
+     * claims then take turns with these), never its counts.
      *
      * @param t the queue's tables
      * @return the lock key
@@ -256,11 +272,18 @@ final class PostgresWorkStore extends StandardWorkStore {
         return h;
     }
 
-    /** The gate of claims under a per-key limit: the queue's advisory lock ({@link #advisoryLock}), not a row. */
-    @Override
-    protected void lockGate(Connection c) throws SQLException {
-        try (PreparedStatement ps = gateLock.prepare(c)) {
-            dialect.bind(gateLock, ps).set("gate", gate).done();
+    /**
+     * @param t the queue's tables
+     * @return the statement that takes the queue's claim gate ({@link #advisoryLock}) until the transaction ends
+     */
+    static Sql gate(WorkTables t) {
+        return Sql.of("SELECT pg_advisory_xact_lock(" + advisoryLock(t) + ")");
+    }
+
+    /** Takes the queue's claim gate ({@link #gate}). */
+    private void lockGate(Connection c) throws SQLException {
+        try (PreparedStatement ps = gate.prepare(c)) {
+            dialect.bind(gate, ps).done();
             ps.executeQuery().close();
         }
     }
@@ -268,10 +291,10 @@ final class PostgresWorkStore extends StandardWorkStore {
     /**
      * A claim under a rule, in one statement: fair claims without a limit are the plain claim's statement in fair
      * order, one round trip; with a limit of 1, the same statement with the per-key conditions runs in a transaction
-     * after the gate's advisory lock ({@link #lockGate}), each sent on its own: the claim statement starts after the
+     * after the gate's advisory lock ({@link #advisoryLock}), each sent on its own: the claim statement starts after the
      * gate is held, so its snapshot has every earlier limited claim's leases. (Both once went as one prepared statement
      * of two commands, which pgjdbc sends in one round trip and other drivers refuse: "cannot insert multiple commands
-     * into a prepared statement", SQLState 42601.) A limit above 1 takes rounds ({@link #keyedRounds}).
+     * into a prepared statement", SQLState 42601.) A limit above 1 takes the portable rounds.
      *
      * <p>Under a per-key limit, the keys at their limit are read once, from the index of leased keyed jobs
      * ({@link WorkTables#leasedIndex()}), into a set each candidate's key is looked up in; where that index is
@@ -291,13 +314,13 @@ final class PostgresWorkStore extends StandardWorkStore {
             // under a per-key limit, the keys at their limit are read once (from the index of leased keyed jobs)
             // into a hashed set, and a candidate's key is looked up in it: counting each candidate key's leases
             // cost a subquery for every queued job of every busy key the claim walks past
-            String atLimit = set ? "at_limit AS " + materialized + "(" + keyedClaims().keysAtLimit(unacked)
+            String atLimit = set ? "at_limit AS " + materialized + "(" + portable.keyed().keysAtLimit(unacked)
                     + "), " : "";
             String condition = set ? " AND (j.job_key IS NULL OR (j.job_key NOT IN (SELECT job_key FROM"
-                    + " at_limit) AND " + keyedClaims().nextOfKey(unacked, this::before) + "))"
-                    : keyedCondition(rule, unacked);
+                    + " at_limit) AND " + portable.keyed().nextOfKey(unacked, PostgresWorkForms::before) + "))"
+                    : portable.keyedCondition(rule, unacked);
             String lock = "SELECT j.id, j.due_ms FROM " + t.jobs() + " j WHERE " + JobRules.claimable("j", now)
-                    + exclude + condition + keyedOrder(rule) + " LIMIT " + limit
+                    + exclude + condition + portable.keyedOrder(rule) + " LIMIT " + limit
                     + " FOR UPDATE SKIP LOCKED";
             // the jobs come back with their round, to be sorted into fair order
             String leaseKeyed = lease + ", q.key_seq AS claimed_seq";
@@ -323,8 +346,7 @@ final class PostgresWorkStore extends StandardWorkStore {
      * key index {@code (job_key, state, key_seq, id)}, so finding whether a job comes before the candidate stops at
      * the key's first due job.
      */
-    @Override
-    protected String before(String o, String j) {
+    static String before(String o, String j) {
         return "(" + o + ".key_seq, " + o + ".id) < (" + j + ".key_seq, " + j + ".id)";
     }
 
@@ -340,13 +362,13 @@ final class PostgresWorkStore extends StandardWorkStore {
         if (sql.has("n")) {
             b.setInt("n", max);
         }
-        return perKey(sql, b, rule);
+        return KeyedClaims.perKey(sql, b, rule);
     }
 
     @Override
     public SqlOp<List<Job>> claim(int max, long leaseMs, long token, ClaimRule rule) {
-        if (rule.plain() || !oneTrip(rule)) {
-            return super.claim(max, leaseMs, token, rule);
+        if (!oneTrip(rule)) {
+            return null; // the portable rounds
         }
         return gated(rule, c -> {
             Sql sql = keyed(rule, 0, max, leasedIndexed(c, rule));
@@ -362,8 +384,8 @@ final class PostgresWorkStore extends StandardWorkStore {
     @Override
     public SqlOp<AckedAndClaimed> ackAndClaim(long[] ids, long[] tokens, int max, long leaseMs, long token,
                                               ClaimRule rule) {
-        if (rule.plain() || !oneTrip(rule)) {
-            return super.ackAndClaim(ids, tokens, max, leaseMs, token, rule);
+        if (!oneTrip(rule)) {
+            return null; // the portable rounds
         }
         if (ids.length == 0) {
             SqlOp<List<Job>> claim = claim(max, leaseMs, token, rule);
@@ -447,7 +469,7 @@ final class PostgresWorkStore extends StandardWorkStore {
 
     /**
      * A one-statement claim: under a per-key limit, in a transaction that takes the gate's advisory lock first
-     * ({@link #lockGate}) and then runs the claim, statement by statement; otherwise the claim alone, in auto-commit.
+     * ({@link #advisoryLock}) and then runs the claim, statement by statement; otherwise the claim alone, in auto-commit.
      */
     private <R> SqlOp<R> gated(ClaimRule rule, SqlOp<R> claim) {
         return rule.limited() ? SqlOp.transaction(c -> {
@@ -538,7 +560,7 @@ final class PostgresWorkStore extends StandardWorkStore {
     @Override
     public SqlOp<List<Job>> claim(int max, long leaseMs, long token) {
         if (max != 1) {
-            return SqlOp.statement(c -> claimReturning(c, claim, max, leaseMs, token));
+            return SqlOp.statement(c -> portable.claims().returning(c, claim, max, leaseMs, token));
         }
         return SqlOp.statement(c -> {
             List<Claimed> claimed = new ArrayList<>();
@@ -558,7 +580,7 @@ final class PostgresWorkStore extends StandardWorkStore {
     @Override
     public SqlOp<AckedAndClaimed> ackAndClaim(long[] ids, long[] tokens, int max, long leaseMs, long token) {
         if (ids.length == 0) {
-            return super.ackAndClaim(ids, tokens, max, leaseMs, token); // the claim alone
+            return null; // the claim alone
         }
         Sql sql = max == 1 ? (ids.length == 1 ? ackOneAndClaimOne : ackManyAndClaimOne)
                 : ids.length == 1 ? ackOneAndClaim : ackManyAndClaim;
@@ -590,15 +612,18 @@ final class PostgresWorkStore extends StandardWorkStore {
         });
     }
 
-    /** Leases rotation candidates (locked by the caller's {@code FOR UPDATE SKIP LOCKED}) in one statement. */
+    /**
+     * Leases rotation candidates and those of claims under a rule with a limit above 1 (locked by the caller's
+     * {@code FOR UPDATE SKIP LOCKED}) in one statement.
+     */
     @Override
-    protected List<Job> leaseAndRead(Connection c, List<Long> ids, long leaseMs, long token) throws SQLException {
+    public List<Job> leaseAndRead(Connection c, List<Long> ids, long leaseMs, long token) throws SQLException {
         Sql lease = Sql.of("UPDATE " + t.jobs() + " SET " + JobRules.lease(now) + " WHERE id = ANY(CAST(:ids AS"
                 + " BIGINT[])) AND " + JobRules.claimable(now) + " RETURNING " + Jdbc.JOB_COLUMNS);
         try (PreparedStatement ps = lease.prepare(c)) {
             dialect.bind(lease, ps).set("token", token).set("lease", leaseMs).setArray("ids", PgArrays.longs(c, ids))
                     .done();
-            return inOrder(Jdbc.jobs(ps, dialect), ids);
+            return Claims.inOrder(Jdbc.jobs(ps, dialect), ids);
         }
     }
 

@@ -9,7 +9,11 @@ import dev.rowqueue.spi.Schema;
 import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.SqlOp;
-import dev.rowqueue.support.StandardWorkStore;
+import dev.rowqueue.support.Claims;
+import dev.rowqueue.support.KeyedClaims;
+import dev.rowqueue.support.WorkForms;
+import dev.rowqueue.support.WorkStatements;
+import dev.rowqueue.spi.WorkStore.AckedAndClaimed;
 import dev.rowqueue.spi.WorkTables;
 
 import java.sql.Connection;
@@ -24,7 +28,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Work queues on MySQL and MariaDB. Two claim paths (see {@link MySqlDialect.ClaimPath}):
+ * The work queue's hooks on MySQL and MariaDB ({@link #statements}). Two claim paths (see {@link MySqlDialect.ClaimPath}):
  *
  * <ul>
  *   <li><b>skip-locked</b> (MySQL 8.0.1+, MariaDB 10.6+), two statements in one transaction: {@code SELECT <job
@@ -53,7 +57,7 @@ import java.util.Set;
  * one {@code INSERT} per job, each id read as the generated key (a multi-row insert's later ids cannot be trusted to
  * be consecutive under {@code innodb_autoinc_lock_mode=2} or with {@code auto_increment_increment > 1}).
  */
-final class MySqlWorkStore extends StandardWorkStore {
+final class MySqlWorkForms implements WorkForms {
 
     /** Rows per {@code INSERT ... RETURNING}, so that a batch stays far below {@code max_allowed_packet}. */
     private static final int MAX_ROWS = 100;
@@ -62,7 +66,11 @@ final class MySqlWorkStore extends StandardWorkStore {
 
     private static final long[] NONE = {};
 
-    private final MySqlDialect mysql;
+    private final MySqlDialect dialect;
+    private final WorkTables t;
+    private final String now;
+    private final WorkStatements.ById byId;
+    private final Portable portable;
     private final MySqlDialect.ClaimPath path;
     private final boolean returning;
     private final Sql insertOne;
@@ -77,9 +85,33 @@ final class MySqlWorkStore extends StandardWorkStore {
     /** Whether the server is a Group Replication member: limited claims run in {@link #ownTransaction}. */
     private final boolean groupMember;
 
-    MySqlWorkStore(MySqlDialect dialect, WorkTables tables, MySqlDialect.ClaimPath path, boolean returning) {
-        super(dialect, tables, byPrimaryKey(tables));
-        this.mysql = dialect;
+    /**
+     * The statements and hooks of a work queue on MySQL or MariaDB: statements on one job by primary key force the
+     * primary key ({@link #byPrimaryKey}), candidates under a claim rule are read without locks (InnoDB's locking
+     * reads may also lock, and with SKIP LOCKED skip, rows that the query's subqueries count: a key's leased jobs
+     * whose row a worker is extending the lease of, which would undercount them; the lease's conditional update
+     * settles races with other claimers), and these hooks.
+     *
+     * @param dialect   the dialect
+     * @param tables    the queue's tables
+     * @param path      the claim path
+     * @param returning whether the server has {@code INSERT ... RETURNING}
+     * @return the statements
+     */
+    static WorkStatements statements(MySqlDialect dialect, WorkTables tables, MySqlDialect.ClaimPath path,
+                                     boolean returning) {
+        WorkStatements.ById byId = byPrimaryKey(tables);
+        return WorkStatements.PORTABLE.withById(byId).withUnlockedKeyedCandidates()
+                .withForms(portable -> new MySqlWorkForms(dialect, tables, byId, path, returning, portable));
+    }
+
+    private MySqlWorkForms(MySqlDialect dialect, WorkTables tables, WorkStatements.ById byId,
+                           MySqlDialect.ClaimPath path, boolean returning, Portable portable) {
+        this.dialect = dialect;
+        this.t = tables;
+        this.now = dialect.nowMillis();
+        this.byId = byId;
+        this.portable = portable;
         this.path = path;
         this.returning = returning;
         this.multiMaster = dialect.galera()
@@ -101,9 +133,10 @@ final class MySqlWorkStore extends StandardWorkStore {
      * head, where leases and acks hold page latches under load; with many consumers that estimate costs an ack more
      * than anything else (docs/mysql.md). DELETE takes the hint only in its multi-table form, here on one table.
      */
-    private static ById byPrimaryKey(WorkTables t) {
-        return new ById("UPDATE " + t.jobs() + " FORCE INDEX (PRIMARY)",
-                "DELETE " + t.jobs() + " FROM " + t.jobs() + " FORCE INDEX (PRIMARY)", ById.standard(t).live());
+    private static WorkStatements.ById byPrimaryKey(WorkTables t) {
+        return new WorkStatements.ById("UPDATE " + t.jobs() + " FORCE INDEX (PRIMARY)",
+                "DELETE " + t.jobs() + " FROM " + t.jobs() + " FORCE INDEX (PRIMARY)",
+                WorkStatements.ById.standard(t).live());
     }
 
     /**
@@ -122,7 +155,7 @@ final class MySqlWorkStore extends StandardWorkStore {
     /**
      * {@link #compound(int)} under a claim rule: with a per-key limit, the queue's claim gate (its cursor-table row,
      * created or bumped by one upsert, so Galera certifies it) is taken first, right after the transaction starts and
-     * before the acks; the window's candidates are those of {@link #keyedCandidatesSql}, read (without locks) when the
+     * before the acks; the window's candidates are those of {@link Portable#keyedCandidatesSql}, read (without locks) when the
      * cursor opens, after the gate is held, so their counts of leased jobs include every earlier limited claim's.
      * Parameters as {@link #compound(int)}, and {@code :cursor} (the gate's name) and {@code :per_key}.
      *
@@ -152,7 +185,7 @@ final class MySqlWorkStore extends StandardWorkStore {
                 + " utf8mb4; DECLARE v_token BIGINT; DECLARE v_key " + dialect.typeOf(Schema.Type.KEY) + ";"
                 + " DECLARE v_now BIGINT;"
                 + " DECLARE c CURSOR FOR " + (rule.plain() ? "SELECT id FROM " + t.jobs() + claimable
-                        : keyedCandidatesSql(rule, "")) + " LIMIT :window;"
+                        : portable.keyedCandidatesSql(rule, "")) + " LIMIT :window;"
                 + " DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_nf = 1;"
                 + " DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;"
                 + " SET TRANSACTION ISOLATION LEVEL READ COMMITTED; START TRANSACTION;"
@@ -169,16 +202,6 @@ final class MySqlWorkStore extends StandardWorkStore {
                 + " SELECT " + row + "; SET v_got = v_got + 1; END IF;"
                 + " SET v_nf = 0; FETCH c INTO v_cand; END WHILE; CLOSE c; COMMIT;"
                 + " SELECT v_seen AS seen, v_acked AS acked; END");
-    }
-
-    /**
-     * Candidates under a claim rule are read without locking: InnoDB's locking reads may also lock, and with SKIP
-     * LOCKED skip, rows that the query's subqueries count (a key's leased jobs whose row a worker is extending the
-     * lease of), which would undercount them. The lease's conditional update settles races with other claimers.
-     */
-    @Override
-    protected String keyedLocking(String parameter) {
-        return dialect.limit(parameter);
     }
 
     // ---------------------------------------------------------------- enqueue
@@ -211,7 +234,7 @@ final class MySqlWorkStore extends StandardWorkStore {
                 }
             });
         }
-        return super.enqueue(payloads, priority, delayMs);
+        return null; // the portable enqueue: one INSERT per job, in a transaction
     }
 
     private static List<List<Integer>> chunks(List<String> payloads) {
@@ -271,7 +294,7 @@ final class MySqlWorkStore extends StandardWorkStore {
             return SqlOp.transaction(c -> claimByLastInsertId(c, max, leaseMs, token));
         }
         SqlOp<List<Job>> transaction = SqlOp.transaction(c -> claimSkipLocked(c, max, leaseMs, token));
-        if (!mysql.compoundStatements()) {
+        if (!dialect.compoundStatements()) {
             return transaction;
         }
         return Compound.orTransaction(
@@ -284,8 +307,8 @@ final class MySqlWorkStore extends StandardWorkStore {
      */
     @Override
     public SqlOp<AckedAndClaimed> ackAndClaim(long[] ids, long[] tokens, int max, long leaseMs, long token) {
-        SqlOp<AckedAndClaimed> transaction = super.ackAndClaim(ids, tokens, max, leaseMs, token);
-        if (path != MySqlDialect.ClaimPath.SKIP_LOCKED || !mysql.compoundStatements()) {
+        SqlOp<AckedAndClaimed> transaction = portable.ackAndClaim(ids, tokens, max, leaseMs, token);
+        if (path != MySqlDialect.ClaimPath.SKIP_LOCKED || !dialect.compoundStatements()) {
             return transaction;
         }
         return Compound.orTransaction(c -> compoundClaim(c, ids, tokens, max, leaseMs, token), transaction);
@@ -304,13 +327,13 @@ final class MySqlWorkStore extends StandardWorkStore {
             SqlOp<AckedAndClaimed> claim = ackAndClaim(NONE, NONE, max, leaseMs, token, rule);
             return SqlOp.statement(c -> claim.run(c).claimed());
         }
-        return super.claim(max, leaseMs, token, rule);
+        return null; // the portable claim under the rule
     }
 
     @Override
     public SqlOp<AckedAndClaimed> ackAndClaim(long[] ids, long[] tokens, int max, long leaseMs, long token,
                                               ClaimRule rule) {
-        SqlOp<AckedAndClaimed> transaction = super.ackAndClaim(ids, tokens, max, leaseMs, token, rule);
+        SqlOp<AckedAndClaimed> transaction = portable.ackAndClaim(ids, tokens, max, leaseMs, token, rule);
         if (groupMemberKeyed(rule)) {
             return keyedOwn(ids, tokens, rule, c -> ownTransaction(c, transaction::run), transaction);
         }
@@ -366,7 +389,7 @@ final class MySqlWorkStore extends StandardWorkStore {
                 if (ids.length > 0) {
                     ownTransaction(c, inTransaction -> {
                         for (int i = 0; i < ids.length; i++) {
-                            if (ack(ids[i], tokens[i]).run(inTransaction)) {
+                            if (portable.ack(ids[i], tokens[i]).run(inTransaction)) {
                                 acked.add(ids[i]);
                             }
                         }
@@ -440,23 +463,23 @@ final class MySqlWorkStore extends StandardWorkStore {
 
     /**
      * On a Group Replication member, the candidates of a claim under a per-key limit, found without the correlated
-     * subqueries of {@link #keyedCandidatesSql} (MySQL 9.7.4 crashed, SIGSEGV in {@code MVCC::view_close}, when the
+     * subqueries of {@link Portable#keyedCandidatesSql} (MySQL 9.7.4 crashed, SIGSEGV in {@code MVCC::view_close}, when the
      * group's applier rolled back such a claim: docs/mysql.md): a window of due jobs in claim order, then, for the keys
      * in it, their unexpired leases and their first due round in one grouped query over the key index (and the lowest
      * id of that round, where the window does not show it); a candidate is a job
      * without a key, or its key's next job while the key is below its limit, one per key. A window whose jobs all
      * belong to keys at their limit is widened, as the compound claim's is. Elsewhere, the statement of
-     * {@link #keyedCandidatesSql}.
+     * {@link Portable#keyedCandidatesSql}.
      */
     @Override
-    protected List<Long> keyedCandidates(Connection c, ClaimRule rule, int n) throws SQLException {
+    public List<Long> keyedCandidates(Connection c, ClaimRule rule, int n) throws SQLException {
         if (!groupMember || !rule.limited()) {
-            return super.keyedCandidates(c, rule, n);
+            return portable.keyedCandidates(c, rule, n);
         }
         for (int window = Math.max(4 * n, 32); ; window *= 4) {
             List<Due> due = new ArrayList<>();
             Sql sql = memberWindow.computeIfAbsent(rule, r -> Sql.of("SELECT j.id, j.job_key, j.key_seq FROM "
-                    + t.jobs() + " j WHERE " + JobRules.claimable("j", now) + keyedOrder(r)
+                    + t.jobs() + " j WHERE " + JobRules.claimable("j", now) + portable.keyedOrder(r)
                     + " LIMIT :window"));
             try (PreparedStatement ps = sql.prepare(c)) {
                 dialect.bind(sql, ps).setInt("window", window).done();
@@ -560,7 +583,7 @@ final class MySqlWorkStore extends StandardWorkStore {
     /** @return whether a claim under the rule runs as one compound statement */
     private boolean compoundKeyed(ClaimRule rule) {
         return !rule.plain() && rule.maxLeasedPerKey() <= 1 && path == MySqlDialect.ClaimPath.SKIP_LOCKED
-                && mysql.compoundStatements();
+                && dialect.compoundStatements();
     }
 
     /**
@@ -573,8 +596,8 @@ final class MySqlWorkStore extends StandardWorkStore {
      * them, which makes a claim several times slower while purge lags; the lock-free read passes them cheaply, though
      * it still visits each of them, and with purge behind it is most of the cost of a one-job claim (docs/mysql.md).
      * A window whose candidates were all taken by other consumers is widened, up
-     * to {@link #CLAIM_ROUNDS} rounds, or {@link #EMPTY_CLAIM_ROUNDS} while the claim has no job yet (the acks run in
-     * the first only).
+     * to {@link Claims#CLAIM_ROUNDS} rounds, or {@link Claims#EMPTY_CLAIM_ROUNDS} while the claim has no job yet (the
+     * acks run in the first only).
      */
     private AckedAndClaimed compoundClaim(Connection c, long[] ids, long[] tokens, int max, long leaseMs, long token)
             throws SQLException {
@@ -588,7 +611,7 @@ final class MySqlWorkStore extends StandardWorkStore {
         // under a per-key limit the claims take turns, so no racer takes candidates: a window of the batch, not more
         // (each candidate of a keyed window costs two index lookups)
         int window = rule.limited() ? max : Math.max(4 * max, 32);
-        for (int round = 0; anotherRound(round, locked.size()) && locked.size() < max;
+        for (int round = 0; Claims.anotherRound(round, locked.size()) && locked.size() < max;
              round++, window = (int) Math.min(4L * window, Integer.MAX_VALUE / 4)) {
             int acks = round == 0 ? ids.length : 0;
             Sql sql = rule.plain() ? (acks == 0 ? compoundClaim : acks == 1 ? compoundAckOneAndClaim : compound(acks))
@@ -603,7 +626,7 @@ final class MySqlWorkStore extends StandardWorkStore {
                 if (sql.has("cursor")) {
                     b.set("cursor", WorkTables.CLAIM_GATE);
                 }
-                perKey(sql, b, rule);
+                KeyedClaims.perKey(sql, b, rule);
                 for (int i = 0; i < acks; i++) {
                     b.set("a" + i, ids[i]).set("t" + i, tokens[i]);
                 }
@@ -701,8 +724,8 @@ final class MySqlWorkStore extends StandardWorkStore {
 
     private List<Job> claimByLastInsertId(Connection c, int max, long leaseMs, long token) throws SQLException {
         List<Long> ids = new ArrayList<>();
-        for (int round = 0; anotherRound(round, ids.size()) && ids.size() < max; round++) {
-            List<Long> candidates = select(c, candidateIds, max - ids.size(), -1);
+        for (int round = 0; Claims.anotherRound(round, ids.size()) && ids.size() < max; round++) {
+            List<Long> candidates = portable.claims().select(c, candidateIds, max - ids.size(), -1);
             if (candidates.isEmpty()) {
                 break;
             }
@@ -729,7 +752,7 @@ final class MySqlWorkStore extends StandardWorkStore {
                 + Jdbc.parameterList(ids.size(), "id") + ") AND lease_token = :token");
         try (PreparedStatement ps = read.prepare(c)) {
             Jdbc.bindList(dialect.bind(read, ps).set("token", token), "id", ids).done();
-            return inOrder(Jdbc.jobs(ps, dialect), ids);
+            return Claims.inOrder(Jdbc.jobs(ps, dialect), ids);
         }
     }
 

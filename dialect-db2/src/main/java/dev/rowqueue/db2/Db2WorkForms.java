@@ -6,7 +6,7 @@ import dev.rowqueue.support.JobRules;
 import dev.rowqueue.spi.Schema;
 import dev.rowqueue.support.Sql;
 import dev.rowqueue.spi.SqlOp;
-import dev.rowqueue.support.StandardWorkStore;
+import dev.rowqueue.support.WorkForms;
 import dev.rowqueue.spi.WorkTables;
 
 import java.sql.Connection;
@@ -15,9 +15,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
- * The work queue on Db2.
+ * The work queue's hooks on Db2.
  * <ul>
  *   <li>Enqueue: {@code SELECT id FROM FINAL TABLE (INSERT ... VALUES (...), (...)) ORDER BY INPUT SEQUENCE}, up to
  *       {@value #ENQUEUE_CHUNK} rows per statement, ids in payload order.</li>
@@ -27,16 +28,20 @@ import java.util.List;
  *       consumers hold are skipped, not waited for; the {@code INCLUDE} column carries each job's due time from
  *       before the lease, so the jobs come back in claim order. It runs in a transaction of its own, which the core
  *       runs at READ COMMITTED (cursor stability), where SKIP LOCKED DATA applies.</li>
- *   <li>Rotation: the cursor row is locked (portable path), then the same statement picks jobs after the cursor,
+ *   <li>Rotation: the cursor row is locked (the portable step), then the same statement picks jobs after the cursor,
  *       and, wrapping around, from the lowest id.</li>
  *   <li>Ack: {@code SELECT id FROM OLD TABLE (DELETE ...)}, the destructive pop of a leased job.</li>
  * </ul>
  */
-final class Db2WorkStore extends StandardWorkStore {
+final class Db2WorkForms implements WorkForms {
 
     /** Rows per multi-row INSERT of an enqueue. */
     static final int ENQUEUE_CHUNK = 100;
 
+    private final Db2Dialect dialect;
+    private final WorkTables t;
+    private final String now;
+    private final Portable portable;
     private final Sql claim;
     private final Sql rotateAfter;
     private final Sql rotateUpTo;
@@ -45,8 +50,11 @@ final class Db2WorkStore extends StandardWorkStore {
     private final Sql insertKeyed;
     private final String payloadType;
 
-    Db2WorkStore(Db2Dialect dialect, WorkTables tables) {
-        super(dialect, tables);
+    Db2WorkForms(Db2Dialect dialect, WorkTables tables, Portable portable) {
+        this.dialect = dialect;
+        this.t = tables;
+        this.now = dialect.nowMillis();
+        this.portable = portable;
         payloadType = dialect.typeOf(Schema.Type.PAYLOAD);
         claim = lease("ORDER BY prio DESC, due_ms, id", " INCLUDE (claim_due BIGINT)", ", claim_due = due_ms",
                 "prio DESC, claim_due, id");
@@ -64,13 +72,13 @@ final class Db2WorkStore extends StandardWorkStore {
 
     /** One {@code SELECT id FROM FINAL TABLE (INSERT ...)}, keys bound as their stored bytes. */
     @Override
-    protected long insertKeyed(Connection c, String payload, int priority, long delayMs, String key, String uniqueKey,
-                               long round) throws SQLException {
+    public OptionalLong insertKeyed(Connection c, String payload, int priority, long delayMs, String key,
+                                    String uniqueKey, long round) throws SQLException {
         try (PreparedStatement ps = insertKeyed.prepare(c)) {
             dialect.bind(insertKeyed, ps).set("payload", payload).setInt("prio", priority).set("delay", delayMs)
                     .set("key", key).set("ukey", uniqueKey).set("seq", round).done();
-            return Jdbc.firstLong(ps).orElseThrow(() -> new SQLException("INSERT into " + t.jobs()
-                    + " returned no id"));
+            return OptionalLong.of(Jdbc.firstLong(ps).orElseThrow(() -> new SQLException("INSERT into " + t.jobs()
+                    + " returned no id")));
         }
     }
 
@@ -133,7 +141,7 @@ final class Db2WorkStore extends StandardWorkStore {
     @Override
     public SqlOp<List<Job>> rotate(String cursor, int max, long leaseMs, long token) {
         return SqlOp.transaction(c -> {
-            long last = lockCursor(c, cursor);
+            long last = portable.lockCursor(c, cursor);
             List<Job> jobs = new ArrayList<>(lease(c, rotateAfter, max, last, leaseMs, token));
             if (jobs.size() < max) {
                 jobs.addAll(lease(c, rotateUpTo, max - jobs.size(), last, leaseMs, token));
