@@ -34,14 +34,6 @@ public final class StandardCounterStore implements CounterStore {
     private final CounterStatements statements;
 
     /**
-     * @param dialect the dialect
-     * @param table   the counters table
-     */
-    public StandardCounterStore(Dialect dialect, CounterTable table) {
-        this(dialect, table, CounterStatements.PORTABLE);
-    }
-
-    /**
      * @param dialect    the dialect
      * @param table      the counters table
      * @param statements the database's own statements, replacing the portable ones they name

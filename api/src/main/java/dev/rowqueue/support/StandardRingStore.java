@@ -50,15 +50,6 @@ public final class StandardRingStore implements RingStore {
     private final RingStatements statements;
 
     /**
-     * @param dialect  the dialect
-     * @param tables   the ring's tables
-     * @param capacity its capacity
-     */
-    public StandardRingStore(Dialect dialect, RingTables tables, int capacity) {
-        this(dialect, tables, capacity, RingStatements.PORTABLE);
-    }
-
-    /**
      * @param dialect    the dialect
      * @param tables     the ring's tables
      * @param capacity   its capacity
@@ -171,7 +162,10 @@ public final class StandardRingStore implements RingStore {
         });
     }
 
-    /** A single-writer push's error: a numeric overflow is a number past {@link Long#MAX_VALUE}. */
+    /**
+     * A single-writer push's error, to rethrow: a numeric overflow (a number past {@link Long#MAX_VALUE}) is thrown
+     * here as {@link RingStatements.Ring#exhausted}; any other error is returned.
+     */
     private SQLException exhaustedOr(SQLException e, String group) {
         if (dialect.classify(e) == SqlErrorKind.NUMERIC_OVERFLOW) {
             throw ring.exhausted(group, Long.MAX_VALUE, 1);
