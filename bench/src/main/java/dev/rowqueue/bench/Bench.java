@@ -16,6 +16,7 @@ import java.util.Optional;
  * Runs the benchmarks and writes one table: rowqueue against its baselines and its peers on the same database, in
  * one run, every workload at each thread count of the profile. This class holds the main table's cells;
  * {@link Options} parses the command line, {@link PeerCells} runs rowqueue and its peers side by side,
+ * {@link RateLimitCell} measures how accurately a rate limit holds across nodes,
  * {@link StatementCounts} counts statements and round trips, {@link Results} records and {@link Report} renders.
  *
  * <pre>
@@ -30,6 +31,7 @@ public final class Bench {
     private final Profile profile;
     private final Results results;
     private final PeerCells peers;
+    private final RateLimitCell rateLimit;
     private final StatementCounts counts;
 
     private Bench(Options options) {
@@ -37,6 +39,7 @@ public final class Bench {
         this.profile = options.profile();
         this.results = new Results(options.only());
         this.peers = new PeerCells(results, options);
+        this.rateLimit = new RateLimitCell(results, options);
         this.counts = new StatementCounts(results);
     }
 
@@ -111,6 +114,7 @@ public final class Bench {
             Workloads w = new Workloads(target, plain);
             results.retries = w::retries;
             peers.run(target, plain, w);
+            rateLimit.run(target, plain, w);
             boolean singleWriter = plain.database().capabilities().contains(Capability.SINGLE_WRITER_RING);
             Optional<Peer> peer = target.peer();
             warmUp(w);

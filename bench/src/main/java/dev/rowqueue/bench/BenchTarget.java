@@ -1,5 +1,8 @@
 package dev.rowqueue.bench;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+
 import javax.sql.DataSource;
 import java.util.Optional;
 import java.util.function.IntFunction;
@@ -12,6 +15,26 @@ interface BenchTarget extends AutoCloseable {
 
     /** @return pooled connections */
     DataSource dataSource();
+
+    /**
+     * Another pool on the same database, as {@link Targets} builds the main one (same URL, user and driver settings),
+     * for a second application node: its own connections, none shared with {@link #dataSource()}.
+     *
+     * @param node a name for the pool, added to the main pool's
+     * @param size its connections, all opened at once
+     * @return the pool; the caller closes it
+     */
+    default HikariDataSource pool(String node, int size) {
+        if (!(dataSource() instanceof HikariDataSource main)) {
+            throw new IllegalStateException(name() + ": its data source is not a HikariCP pool to copy");
+        }
+        HikariConfig c = new HikariConfig();
+        main.copyStateTo(c);
+        c.setPoolName(main.getPoolName() + "-" + node);
+        c.setMaximumPoolSize(size);
+        c.setMinimumIdle(size);
+        return new HikariDataSource(c);
+    }
 
     /** @return the SQL type for a text column of up to 200 characters on this database */
     default String varchar() {

@@ -85,6 +85,15 @@ final class Report {
                 }
             }
         }
+        for (Results.RateLimit r : results.rateLimits) {
+            result.add(new Results.Target(r.target(), "rate limit: at most " + r.limit() + " starts in any "
+                    + r.window().toMillis() + " ms window, " + r.nodes() + " nodes", r.maxInWindow() + " at most, "
+                    + r.duplicates() + " jobs claimed twice", r.maxInWindow() <= r.limit() && r.duplicates() == 0));
+            result.add(new Results.Target(r.target(), String.format(Locale.ROOT, "rate limit: average >= %.0f%% of the"
+                    + " limit over %d s, %d nodes", RateLimitCell.AIM * 100, r.run().toSeconds(), r.nodes()),
+                    String.format(Locale.ROOT, "%.1f%% (%.1f starts/s)", r.ofLimit() * 100, r.perSecond()),
+                    r.ofLimit() >= RateLimitCell.AIM));
+        }
         return result;
     }
 
@@ -191,6 +200,7 @@ final class Report {
         }
         PeerCells.render(md, results, profile);
         workersSection(md);
+        RateLimitCell.render(md, results);
         md.append("## Throughput and latency\n\n");
         md.append("Rates count units of work per second: pushes, jobs enqueued, jobs claimed and acked, executions,")
                 .append(" increments. Latency is per operation (a claim+ack of a whole batch), except for")
@@ -259,6 +269,16 @@ final class Report {
                     s.ran() && s.m().hasLatency() ? num(s.m().p50Micros()) : "null",
                     s.ran() && s.m().hasLatency() ? num(s.m().p99Micros()) : "null", esc(s.note()),
                     i + 1 < results.sides.size() ? "," : ""));
+        }
+        json.append(" ],\n \"rateLimits\": [\n");
+        for (int i = 0; i < results.rateLimits.size(); i++) {
+            Results.RateLimit r = results.rateLimits.get(i);
+            json.append(String.format(Locale.ROOT, "  {\"database\": \"%s\", \"nodes\": %d, \"threads\": %d,"
+                            + " \"limit\": %d, \"windowMs\": %d, \"runMs\": %d, \"starts\": %d, \"maxInWindow\": %d,"
+                            + " \"perSecond\": %.1f, \"ofLimit\": %.3f, \"duplicates\": %d, \"left\": %d}%s%n",
+                    esc(r.target()), r.nodes(), r.threads(), r.limit(), r.window().toMillis(), r.run().toMillis(),
+                    r.starts(), r.maxInWindow(), r.perSecond(), r.ofLimit(), r.duplicates(), r.left(),
+                    i + 1 < results.rateLimits.size() ? "," : ""));
         }
         json.append(" ],\n \"targets\": [\n");
         for (int i = 0; i < targets.size(); i++) {

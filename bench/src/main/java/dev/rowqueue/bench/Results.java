@@ -1,5 +1,6 @@
 package dev.rowqueue.bench;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -11,8 +12,8 @@ import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
 /**
- * What a run measured, in the order it ran: the rows of the main table, the exact statement counts, and the cells
- * of rowqueue and its peers side by side. {@link #cell} runs one measurement if {@code --only} selects it and records
+ * What a run measured, in the order it ran: the rows of the main table, the exact statement counts, the cells
+ * of rowqueue and its peers side by side, and the rate-limit accuracy cells. {@link #cell} runs one measurement if {@code --only} selects it and records
  * it; {@link Report} renders it all.
  */
 final class Results {
@@ -52,6 +53,36 @@ final class Results {
         }
     }
 
+    /**
+     * What the rate-limit accuracy cell measured ({@link RateLimitCell}): the lease starts the database wrote for the
+     * jobs the nodes' workers claimed.
+     *
+     * @param target      the database
+     * @param nodes       {@code RowQueues} instances, each on its own pool
+     * @param threads     handler threads of each node's worker
+     * @param limit       the rate limit: jobs per window
+     * @param window      its window
+     * @param run         how long the workers ran, from the first claim
+     * @param starts      lease starts recorded, from the first claim until the workers were paused
+     * @param maxInWindow the most starts in any window of {@code window} (half-open), over all recorded starts
+     * @param inRun       starts within {@code run} of the first one
+     * @param duplicates  jobs claimed more than once
+     * @param left        jobs still ready afterwards (0: the backlog ran dry)
+     */
+    record RateLimit(String target, int nodes, int threads, int limit, Duration window,
+                     Duration run, long starts, int maxInWindow, long inRun, long duplicates, long left) {
+
+        /** @return the starts a second within the run */
+        double perSecond() {
+            return inRun / (run.toMillis() / 1e3);
+        }
+
+        /** @return {@link #perSecond()} as a fraction of the limit's rate */
+        double ofLimit() {
+            return perSecond() / (limit / (window.toMillis() / 1e3));
+        }
+    }
+
     /** A measurement to run. */
     @FunctionalInterface
     interface Measure {
@@ -61,6 +92,7 @@ final class Results {
     final List<Row> rows = new ArrayList<>();
     final List<RoundTrips> trips = new ArrayList<>();
     final List<Side> sides = new ArrayList<>();
+    final List<RateLimit> rateLimits = new ArrayList<>();
     /** Per database, its settings. */
     final List<String> databases = new ArrayList<>();
     /** Per system of the side-by-side cells: its version and settings. */

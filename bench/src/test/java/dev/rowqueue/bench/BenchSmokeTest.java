@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -17,7 +19,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The harness runs end to end and writes its table: on H2 a row per workload and thread count, the exact statement
- * counts, and the JSON; on embedded PostgreSQL the side-by-side cells of rowqueue and its peers (db-scheduler, JobRunr,
+ * counts, and the JSON; on H2 the rate-limit accuracy cell, whose starts never exceed the limit in a window; on
+ * embedded PostgreSQL the side-by-side cells of rowqueue and its peers (db-scheduler, JobRunr,
  * graphile-worker), and "not run" with the reason when there is no Node.js. It asserts that cells are produced,
  * never how fast anything was.
  */
@@ -51,6 +54,32 @@ class BenchSmokeTest {
         String json = Files.readString(out.resolve("results.json"), StandardCharsets.UTF_8);
         assertTrue(json.contains("\"workload\": \"claim+ack, rowqueue, batch 1\", \"threads\": 2"), json);
         assertFalse(table.contains("side by side"), "no peer cell was selected:\n" + table);
+    }
+
+    /**
+     * The rate-limit cell runs three nodes' workers on H2 and reports its starts: never more than the limit in any
+     * window, no job claimed twice. Its rate is reported, not asserted.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void the_rate_limit_cell_never_starts_more_than_the_limit_in_a_window(@TempDir Path out) throws Exception {
+        Path md = Bench.run(new String[] {"--profile", "smoke", "--targets", "h2", "--out", out.toString(), "--only",
+                "^" + RateLimitCell.NAME + "$"});
+        String json = Files.readString(out.resolve("results.json"), StandardCharsets.UTF_8);
+        Matcher m = Pattern.compile("\\{\"database\": \"H2 [^\"]*\", \"nodes\": 3, \"threads\": 2, \"limit\": 100,"
+                + " \"windowMs\": 1000, \"runMs\": 2000, \"starts\": (\\d+), \"maxInWindow\": (\\d+), .*"
+                + " \"duplicates\": (\\d+), \"left\": (\\d+)}").matcher(json);
+        assertTrue(m.find(), json);
+        assertTrue(Long.parseLong(m.group(1)) > 0, "the workers started jobs:\n" + json);
+        assertTrue(Integer.parseInt(m.group(2)) <= RateLimitCell.LIMIT, "never more than the limit in a window:\n"
+                + json);
+        assertEquals("0", m.group(3), "no job claimed twice:\n" + json);
+        assertTrue(Long.parseLong(m.group(4)) > 0, "the backlog did not run dry:\n" + json);
+        String table = Files.readString(md, StandardCharsets.UTF_8);
+        assertTrue(table.contains("## Rate limit accuracy"), table);
+        assertTrue(table.contains("| H2 2.5.252 | rate limit: at most 100 starts in any 1000 ms window, 3 nodes |"),
+                table);
+        assertFalse(table.contains("| H2 2.5.252 | baseline:"), "--only selects the cell:\n" + table);
     }
 
     /** Without a node executable, graphile-worker's cells say why they did not run; the Java peers run. */
