@@ -372,11 +372,14 @@ public abstract class Dialect {
     // ---------------------------------------------------------------- stores
 
     /**
+     * The ring's store: the core's, with this database's {@link #statements() statements}. Final: a dialect changes
+     * what a store runs through its statement sets and their hooks, not by making a store of its own.
+     *
      * @param tables  the ring's tables
      * @param options capacity and strategy; the strategy is one {@link #supports(RingStrategy)} accepts
      * @return the ring's store
      */
-    public RingStore ringStore(RingTables tables, RingOptions options) {
+    public final RingStore ringStore(RingTables tables, RingOptions options) {
         RingStatements statements = statements().ring(tables, options.strategy(), nowMillis());
         if (statements == null) {
             throw new IllegalArgumentException(name() + " does not offer ring strategy " + options.strategy());
@@ -385,18 +388,24 @@ public abstract class Dialect {
     }
 
     /**
+     * The work queue's store: the core's, with this database's {@link #statements() statements} and hooks. Final, as
+     * {@link #ringStore}.
+     *
      * @param tables the work queue's tables
      * @return its store
      */
-    public WorkStore workStore(WorkTables tables) {
+    public final WorkStore workStore(WorkTables tables) {
         return new StandardWorkStore(this, tables, statements().work(tables, nowMillis()));
     }
 
     /**
+     * The counters' store: the core's, with this database's {@link #statements() statements}. Final, as
+     * {@link #ringStore}.
+     *
      * @param table the counters table
      * @return its store
      */
-    public CounterStore counterStore(CounterTable table) {
+    public final CounterStore counterStore(CounterTable table) {
         return new StandardCounterStore(this, table, statements().counters(table));
     }
 
@@ -421,9 +430,9 @@ public abstract class Dialect {
     }
 
     /**
-     * The database's own statements for the standard stores, which the default {@link #ringStore},
-     * {@link #workStore} and {@link #counterStore} build with: the one hook a tuned dialect whose stores differ only
-     * in SQL overrides. The default is {@link StatementSets#PORTABLE}.
+     * The database's own statements for the stores, which {@link #ringStore}, {@link #workStore} and
+     * {@link #counterStore} build with: the one place a tuned dialect says what its stores run differently, in SQL
+     * and, where SQL does not say enough, in the statement sets' hooks. The default is {@link StatementSets#PORTABLE}.
      *
      * @return the statement sets
      */

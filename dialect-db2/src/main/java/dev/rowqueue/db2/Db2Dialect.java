@@ -8,10 +8,6 @@ import dev.rowqueue.spi.Dialect;
 import dev.rowqueue.spi.DialectPolicy;
 import dev.rowqueue.spi.Schema;
 import dev.rowqueue.spi.SqlErrorKind;
-import dev.rowqueue.spi.WorkStore;
-import dev.rowqueue.support.StandardWorkStore;
-import dev.rowqueue.support.WorkStatements;
-import dev.rowqueue.spi.WorkTables;
 import dev.rowqueue.support.DdlFeatures;
 import dev.rowqueue.support.SchemaDdl;
 import dev.rowqueue.support.SqlErrors;
@@ -24,7 +20,6 @@ import java.net.UnknownHostException;
 import java.sql.SQLException;
 import java.util.Collections;
 import java.util.EnumSet;
-import java.util.List;
 import java.util.Set;
 
 /**
@@ -122,14 +117,7 @@ public class Db2Dialect extends Dialect {
 
     // ---------------------------------------------------------------- stores
 
-    /** The work queue: the core's store with Db2's hooks ({@link Db2WorkForms}). */
-    @Override
-    public WorkStore workStore(WorkTables tables) {
-        return new StandardWorkStore(this, tables,
-                WorkStatements.PORTABLE.withForms(portable -> new Db2WorkForms(this, tables, portable)));
-    }
-
-    /** Rings and counters through {@code FINAL TABLE} and {@code MERGE}: {@link Db2Statements}. */
+    /** Work queues, rings and counters through {@code FINAL TABLE} and {@code MERGE}: {@link Db2Statements}. */
     @Override
     protected StatementSets statements() {
         return new Db2Statements(this);

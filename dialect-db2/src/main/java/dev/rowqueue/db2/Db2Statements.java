@@ -1,5 +1,7 @@
 package dev.rowqueue.db2;
 
+import dev.rowqueue.spi.WorkTables;
+import dev.rowqueue.support.WorkStatements;
 import dev.rowqueue.RingStrategy;
 import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.RingTables;
@@ -23,6 +25,12 @@ final class Db2Statements implements StatementSets {
 
     Db2Statements(Db2Dialect dialect) {
         this.dialect = dialect;
+    }
+
+    /** The work queue's hooks: {@link Db2WorkForms}. */
+    @Override
+    public WorkStatements work(WorkTables tables, String now) {
+        return WorkStatements.PORTABLE.withForms(portable -> new Db2WorkForms(dialect, tables, portable));
     }
 
     /**

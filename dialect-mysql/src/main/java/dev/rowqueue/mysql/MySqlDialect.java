@@ -11,9 +11,6 @@ import dev.rowqueue.spi.DialectPolicy;
 import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Schema;
 import dev.rowqueue.spi.SqlErrorKind;
-import dev.rowqueue.spi.WorkStore;
-import dev.rowqueue.support.StandardWorkStore;
-import dev.rowqueue.spi.WorkTables;
 import dev.rowqueue.support.DdlFeatures;
 import dev.rowqueue.support.SchemaDdl;
 import dev.rowqueue.support.SqlErrors;
@@ -726,16 +723,10 @@ public class MySqlDialect extends Dialect {
 
     // ---------------------------------------------------------------- stores
 
-    /** Rings and counters: {@link MySqlStatements}. */
+    /** Work queues, rings and counters: {@link MySqlStatements}. */
     @Override
     protected StatementSets statements() {
-        return new MySqlStatements(this, singleWriter);
-    }
-
-    @Override
-    public WorkStore workStore(WorkTables tables) {
-        return new StandardWorkStore(this, tables,
-                MySqlWorkForms.statements(this, tables, claimPath, hasInsertReturning(version)));
+        return new MySqlStatements(this, singleWriter, claimPath, hasInsertReturning(version));
     }
 
     // ---------------------------------------------------------------- errors

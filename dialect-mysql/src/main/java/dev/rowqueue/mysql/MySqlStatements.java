@@ -1,5 +1,7 @@
 package dev.rowqueue.mysql;
 
+import dev.rowqueue.spi.WorkTables;
+import dev.rowqueue.support.WorkStatements;
 import dev.rowqueue.RingStrategy;
 import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.RingTables;
@@ -19,14 +21,25 @@ final class MySqlStatements implements StatementSets {
 
     private final MySqlDialect dialect;
     private final MySqlDialect.SingleWriterStatement singleWriter;
+    private final MySqlDialect.ClaimPath claimPath;
+    private final boolean insertReturning;
 
     /**
      * @param dialect      the dialect
      * @param singleWriter the single-writer ring's statement
      */
-    MySqlStatements(MySqlDialect dialect, MySqlDialect.SingleWriterStatement singleWriter) {
+    MySqlStatements(MySqlDialect dialect, MySqlDialect.SingleWriterStatement singleWriter,
+                    MySqlDialect.ClaimPath claimPath, boolean insertReturning) {
         this.dialect = dialect;
         this.singleWriter = singleWriter;
+        this.claimPath = claimPath;
+        this.insertReturning = insertReturning;
+    }
+
+    /** {@link MySqlWorkForms#statements}. */
+    @Override
+    public WorkStatements work(WorkTables tables, String now) {
+        return MySqlWorkForms.statements(dialect, tables, claimPath, insertReturning);
     }
 
     /** The safe ring ({@link MySqlRing}) and the single-writer ring ({@link MySqlSingleWriterRing}). */

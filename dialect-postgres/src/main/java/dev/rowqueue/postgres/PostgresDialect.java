@@ -11,8 +11,6 @@ import dev.rowqueue.spi.RingTables;
 import dev.rowqueue.spi.Schema;
 import dev.rowqueue.spi.SqlErrorKind;
 import dev.rowqueue.spi.WakeupSource;
-import dev.rowqueue.spi.WorkStore;
-import dev.rowqueue.support.StandardWorkStore;
 import dev.rowqueue.spi.WorkTables;
 import dev.rowqueue.support.DdlFeatures;
 import dev.rowqueue.support.SchemaDdl;
@@ -292,16 +290,10 @@ public class PostgresDialect extends Dialect {
         return product.majorVersion() >= 11 ? "EXECUTE FUNCTION" : "EXECUTE PROCEDURE";
     }
 
-    /** The work queue: the core's store with PostgreSQL's statements and hooks ({@link PostgresWorkForms}). */
-    @Override
-    public WorkStore workStore(WorkTables tables) {
-        return new StandardWorkStore(this, tables, PostgresWorkForms.statements(this, tables, notify));
-    }
-
-    /** Rings and counters in one statement per operation: {@link PostgresStatements}. */
+    /** Work queues, rings and counters: {@link PostgresStatements}. */
     @Override
     protected StatementSets statements() {
-        return new PostgresStatements(this);
+        return new PostgresStatements(this, notify);
     }
 
     /**

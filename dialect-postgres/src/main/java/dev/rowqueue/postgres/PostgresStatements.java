@@ -1,5 +1,7 @@
 package dev.rowqueue.postgres;
 
+import dev.rowqueue.spi.WorkTables;
+import dev.rowqueue.support.WorkStatements;
 import dev.rowqueue.RingStrategy;
 import dev.rowqueue.spi.CounterTable;
 import dev.rowqueue.spi.RingTables;
@@ -8,13 +10,28 @@ import dev.rowqueue.support.RingStatements;
 import dev.rowqueue.support.Sql;
 import dev.rowqueue.support.StatementSets;
 
-/** PostgreSQL's statements for rings and counters: one statement per push and per counter operation. */
+/**
+ * PostgreSQL's statements: work queues with their hooks ({@link PostgresWorkForms}), one statement per push and per
+ * counter operation.
+ */
 final class PostgresStatements implements StatementSets {
 
     private final PostgresDialect dialect;
+    private final boolean notify;
 
-    PostgresStatements(PostgresDialect dialect) {
+    /**
+     * @param dialect the dialect
+     * @param notify  whether work queue writes that make work claimable send {@code pg_notify}
+     */
+    PostgresStatements(PostgresDialect dialect, boolean notify) {
         this.dialect = dialect;
+        this.notify = notify;
+    }
+
+    /** {@link PostgresWorkForms#statements}. */
+    @Override
+    public WorkStatements work(WorkTables tables, String now) {
+        return PostgresWorkForms.statements(dialect, tables, notify);
     }
 
     /** Every strategy: {@link PostgresRing}, {@link PostgresSingleWriterRing}, {@link PostgresTriggerRing}. */
