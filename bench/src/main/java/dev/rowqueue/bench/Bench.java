@@ -307,7 +307,8 @@ public final class Bench {
         Profile slow = slow(profile);
         String rqNote = (rq.database().capabilities().contains(Capability.WAKEUP)
                 ? "woken by the database (LISTEN/NOTIFY)" : "polling: 50 ms, doubling to the poll interval of 200 ms,"
-                + " jittered") + "; rate = jobs handled per second";
+                + " jittered, and woken by the enqueues of its own instance, which enqueues here")
+                + "; rate = jobs handled per second";
         if (peer.isPresent()) {
             cell(target, workerLatencyRow(true), threads, List.of(), "polling every "
                     + Peer.POLLING_INTERVAL.toMillis() + " ms (pollingInterval), " + peer.get().polling()
@@ -318,7 +319,7 @@ public final class Bench {
                     });
         }
         cell(target, workerLatencyRow(false), threads, List.of(), rqNote, () -> {
-            try (Workers.Latency l = workers.new Latency(threads, TRICKLE_PER_SECOND)) {
+            try (Workers.Latency l = workers.new Latency(threads, TRICKLE_PER_SECOND, true)) {
                 return Harness.observe(slow, l);
             }
         });
