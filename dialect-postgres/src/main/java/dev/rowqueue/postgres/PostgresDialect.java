@@ -54,9 +54,9 @@ import java.util.Set;
  * listening (default {@value #DEFAULT_WAKEUP_POLL_MILLIS}): it bounds how late a job is seen that became due without a
  * notification (a lease that ran out, a delay announced before the listener started); {@value #OPTION_NOTIFY} =
  * {@code true} (default) or {@code false}: whether this instance's enqueues, nacks, releases and revivals send
- * {@code NOTIFY}. PostgreSQL serializes the commits of all notifying transactions of the server, so a producer that
- * needs the last bit of enqueue throughput can turn it off; listening claims elsewhere then see its jobs through their
- * bounded poll.
+ * {@code NOTIFY}. PostgreSQL serializes the commits of all notifying transactions of the server, so concurrent
+ * enqueues of one queue share their notifications ({@link Notices}), and a producer that needs the last bit of enqueue
+ * throughput can turn them off; listening claims elsewhere then see its jobs through their bounded poll.
  */
 public class PostgresDialect extends Dialect {
 
@@ -87,6 +87,8 @@ public class PostgresDialect extends Dialect {
     private final boolean notify;
     private final long wakeupPollMillis;
     private final SchemaDdl ddl = new Ddl();
+    /** The coalesced notifications of each channel, shared by every handle of the queue in this instance. */
+    private final java.util.Map<String, Notices> notices = new java.util.concurrent.ConcurrentHashMap<>();
     /** What the data source's driver lacks for {@code LISTEN}, in words, once {@link #wakeupSource} asked; or "". */
     private volatile String driverGap = "";
 
@@ -314,6 +316,14 @@ public class PostgresDialect extends Dialect {
             return Optional.empty();
         }
         return Optional.of(new PgWakeups(dataSource, Duration.ofMillis(wakeupPollMillis), pollInterval));
+    }
+
+    /**
+     * @param channel a queue's {@code NOTIFY} channel
+     * @return the coalescing of its enqueues' notifications in this instance ({@link Notices})
+     */
+    Notices notices(String channel) {
+        return notices.computeIfAbsent(channel, c -> new Notices());
     }
 
     /**

@@ -51,7 +51,7 @@ import static dev.rowqueue.support.Claims.inClaimOrder;
  * FROM unnest(:payloads) ... RETURNING id} for a batch; enqueue,
  * nack, release and revive send {@code pg_notify('rowqueue_<queue>', <delay ms>)} in the same statement when the
  * dialect notifies (option {@code notify}, on by default), so the notification is delivered exactly when the work
- * commits. Rotation cursors are created and locked with one upsert, and the claim gate of claims under a per-key
+ * commits; enqueues due now that run at once in auto-commit mode share their notifications ({@link Notices}). Rotation cursors are created and locked with one upsert, and the claim gate of claims under a per-key
  * limit is a transaction-level advisory lock ({@link #advisoryLock}).
  */
 final class PostgresWorkForms implements WorkForms {
@@ -74,6 +74,11 @@ final class PostgresWorkForms implements WorkForms {
     private final String channel;
     private final Sql enqueue;
     private final Sql enqueueOne;
+    /** The enqueues without {@code pg_notify}, for enqueues whose notification is coalesced; null if none notifies. */
+    private final Sql enqueueQuiet;
+    private final Sql enqueueOneQuiet;
+    private final Sql notifyNow;
+    private final Notices notices;
     private final Sql claim;
     private final Sql ackOneAndClaim;
     private final Sql ackManyAndClaim;
@@ -143,6 +148,10 @@ final class PostgresWorkForms implements WorkForms {
                 ? "WITH ins AS (" + insertOne + "), note AS (SELECT pg_notify(:channel, CAST(:delay AS TEXT)) AS sent)"
                         + " SELECT ins.id FROM ins CROSS JOIN note"
                 : insertOne);
+        enqueueQuiet = notify ? Sql.of("WITH ins AS (" + insert + ") SELECT id FROM ins ORDER BY id") : null;
+        enqueueOneQuiet = notify ? Sql.of(insertOne) : null;
+        notifyNow = Sql.of("SELECT pg_notify(:channel, '0')");
+        notices = dialect.notices(channel);
         materialized = dialect.hasMaterializedCte() ? "MATERIALIZED " : "";
         String lock = "SELECT id, due_ms FROM " + jobs + " WHERE " + JobRules.claimable(now) + "%s"
                 + " ORDER BY prio DESC, due_ms, id LIMIT :n FOR UPDATE SKIP LOCKED";
@@ -516,24 +525,59 @@ final class PostgresWorkForms implements WorkForms {
     @Override
     public SqlOp<long[]> enqueue(List<String> payloads, int priority, long delayMs) {
         boolean one = payloads.size() == 1;
-        Sql sql = one ? enqueueOne : enqueue;
         return SqlOp.statement(c -> {
-            try (PreparedStatement ps = sql.prepare(c)) {
-                Sql.Binder b = bind(sql, ps).setInt("prio", priority).set("delay", delayMs);
-                if (one) {
-                    b.set("payload", payloads.get(0));
-                } else {
-                    b.setArray("payloads", PgArrays.texts(c, payloads));
+            // an enqueue due now in auto-commit mode (committed when its statement returns) has its notification
+            // coalesced with concurrent ones (Notices); in a transaction, it notifies in its statement, delivered at
+            // the commit, whenever that is
+            boolean coalesce = enqueueQuiet != null && delayMs == 0 && c.getAutoCommit();
+            boolean lead = !coalesce || notices.lead();
+            long[] ids;
+            try {
+                ids = insert(c, lead ? (one ? enqueueOne : enqueue) : (one ? enqueueOneQuiet : enqueueQuiet),
+                        payloads, priority, delayMs);
+            } finally {
+                if (coalesce && lead) {
+                    notices.led(() -> notifyNow(c));
                 }
-                b.done();
-                long[] ids = Jdbc.longs(ps).stream().mapToLong(Long::longValue).toArray();
-                if (ids.length != payloads.size()) {
-                    throw new SQLException("enqueue into " + t.jobs() + " returned " + ids.length + " ids for "
-                            + payloads.size() + " jobs");
-                }
-                return ids;
             }
+            if (!lead) {
+                notices.owe(() -> notifyNow(c));
+            }
+            return ids;
         });
+    }
+
+    /**
+     * Sends a coalesced notification on the connection of an enqueue whose statement has committed; a failure is
+     * logged, never thrown, since the enqueue is done (a listener sees its job at its bounded poll).
+     */
+    private void notifyNow(Connection c) {
+        try (PreparedStatement ps = notifyNow.prepare(c)) {
+            bind(notifyNow, ps).done();
+            ps.execute();
+        } catch (SQLException | RuntimeException e) {
+            log.debug("rowqueue: a coalesced NOTIFY on {} failed; listeners see the jobs at their bounded poll",
+                    channel, e);
+        }
+    }
+
+    private long[] insert(Connection c, Sql sql, List<String> payloads, int priority, long delayMs)
+            throws SQLException {
+        try (PreparedStatement ps = sql.prepare(c)) {
+            Sql.Binder b = bind(sql, ps).setInt("prio", priority).set("delay", delayMs);
+            if (payloads.size() == 1) {
+                b.set("payload", payloads.get(0));
+            } else {
+                b.setArray("payloads", PgArrays.texts(c, payloads));
+            }
+            b.done();
+            long[] ids = Jdbc.longs(ps).stream().mapToLong(Long::longValue).toArray();
+            if (ids.length != payloads.size()) {
+                throw new SQLException("enqueue into " + t.jobs() + " returned " + ids.length + " ids for "
+                        + payloads.size() + " jobs");
+            }
+            return ids;
+        }
     }
 
     /**

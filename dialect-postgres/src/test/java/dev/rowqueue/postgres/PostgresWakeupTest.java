@@ -161,6 +161,55 @@ class PostgresWakeupTest {
         }
     }
 
+    /**
+     * Enqueues of one instance that run at once share their notifications (PostgreSQL serializes notifying commits),
+     * and none is lost: in each round, eight threads enqueue one job each at the same moment while eight claims of
+     * another instance wait (polling only every 60 s), and every waiter gets a job. Fewer notifications than
+     * enqueues are sent over the rounds; one per enqueue with the coalescing removed.
+     */
+    @Test
+    void concurrent_enqueues_share_notifications_and_wake_every_waiter() throws Exception {
+        int threads = 8;
+        int rounds = 20;
+        CountingDataSource producing = new CountingDataSource(db.pool);
+        ExecutorService producers = Executors.newFixedThreadPool(threads);
+        try (RowQueues producer = RowQueues.builder(producing).build()) {
+            WorkQueue into = producer.workQueue("wake_burst");
+            WorkQueue from = queue("wake_burst");
+            producing.record();
+            for (int round = 0; round < rounds; round++) {
+                List<CompletableFuture<List<Job>>> waiters = new ArrayList<>();
+                for (int i = 0; i < threads; i++) {
+                    waiters.add(waiting(from, WAIT));
+                }
+                TimeUnit.MILLISECONDS.sleep(200);
+                java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(threads);
+                List<java.util.concurrent.Future<Long>> enqueued = new ArrayList<>();
+                for (int i = 0; i < threads; i++) {
+                    int n = i;
+                    enqueued.add(producers.submit(() -> {
+                        together.await();
+                        return into.enqueue("round job " + n);
+                    }));
+                }
+                for (java.util.concurrent.Future<Long> f : enqueued) {
+                    f.get(PATIENCE_SECONDS, TimeUnit.SECONDS);
+                }
+                for (CompletableFuture<List<Job>> w : waiters) {
+                    List<Job> jobs = result(w);
+                    assertEquals(1, jobs.size(), "round " + round + ": a waiter missed its wake-up");
+                    from.ack(jobs.get(0));
+                }
+            }
+            long notifications = producing.recorded().stream().filter(sql -> sql.contains("pg_notify")).count();
+            assertTrue(notifications < (long) threads * rounds, "concurrent enqueues share notifications: "
+                    + notifications + " for " + threads * rounds + " enqueues");
+            assertTrue(notifications >= rounds, "at least one a round: " + notifications);
+        } finally {
+            producers.shutdownNow();
+        }
+    }
+
     @Test
     void a_listening_blocking_claim_does_not_poll() throws Exception {
         WorkQueue q = queue("wake_quiet");
