@@ -19,8 +19,8 @@ import java.util.List;
  * <p>Two plain statements, not the one-statement claim of the other dialects ({@code UPDATE} of a {@code MATERIALIZED}
  * CTE's jobs, {@code RETURNING} the due time each had before its lease): on SQLite a statement's temporary b-trees
  * (the CTE's, the {@code IN} list's, the correlated subquery's) and its preparing cost more than a second statement.
- * Measured with xerial 3.54.1.0 (docs/benchmarks.md, "Issue 39, item 3"): the one-statement claim's {@code UPDATE} took
- * 210-310 µs against 80-110 µs for the read and the lease by id.
+ * Measured with xerial 3.54.1.0 (docs/benchmarks.md, "One-job claim+ack (issue 39, item 3)"): the one-statement
+ * claim took 190-310 µs at the median, the read and the lease by id about 120 µs, with the same pages written.
  */
 final class SqliteWorkForms implements WorkForms {
 
