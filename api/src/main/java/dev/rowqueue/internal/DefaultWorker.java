@@ -144,11 +144,12 @@ final class DefaultWorker implements Worker {
                 lock.lock();
                 try {
                     int held = running.size() + buffer.size();
-                    want = options.threads() + prefetch.now() - held;
+                    // one claim asks for at most a batch's jobs (a worker of many threads fills up over claims)
+                    want = Math.min(options.threads() + prefetch.now() - held, Validation.MAX_BATCH);
                     idle = held == 0;
                     defer = prefetch.defer(want, held);
                     if (!defer) {
-                        riding = acks.takeLocked();
+                        riding = acks.takeLocked(Validation.MAX_BATCH); // the rest rides on the next claim
                     }
                 } finally {
                     lock.unlock();

@@ -295,7 +295,7 @@ public final class Bench {
             for (boolean prefetch : new boolean[] {false, true}) {
                 int ahead = prefetch ? threads : -1;
                 cell(target, workerRow(false, handler, prefetch), threads, vs, "WorkerOptions.defaults().withThreads(" + threads
-                        + ")" + (prefetch ? ".withPrefetch(" + ahead + "), fixed" : " (the defaults: up to 1x ahead,"
+                        + ")" + (prefetch ? ".withPrefetch(" + ahead + "), fixed" : " (the defaults: up to 4 per thread ahead,"
                         + " within 100 ms)") + "; "
                         + analyzedNote(target), () -> {
                             try (Workers.Throughput t = workers.new Throughput(threads, ahead, handler, floor)) {

@@ -70,7 +70,7 @@ interface Contender extends AutoCloseable {
             @Override
             public String settings() {
                 return "rowqueue: WorkQueue.worker(handler, WorkerOptions.defaults().withThreads(n)) with its defaults (prefetch up"
-                        + " to 1x within 100 ms; acks ride on the next claim), enqueue / enqueueAll";
+                        + " to 4 per thread within 100 ms; acks ride on the next claim), enqueue / enqueueAll";
             }
 
             @Override

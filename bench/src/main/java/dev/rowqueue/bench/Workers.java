@@ -114,7 +114,7 @@ final class Workers {
         private long enqueued;
         private Worker worker;
 
-        /** @param prefetch a fixed prefetch, or -1 for the default (1x within the default window) */
+        /** @param prefetch a fixed prefetch, or -1 for the default (up to 4 per thread within the default window) */
         Throughput(int threads, int prefetch, Handler handler, long floor) {
             this.queue = rq.workQueue(names.fresh("wk"), WorkQueueOptions.defaults().withLeaseDuration(Duration.ofMinutes(5))).create();
             this.options = prefetch < 0 ? WorkerOptions.defaults().withThreads(threads)
