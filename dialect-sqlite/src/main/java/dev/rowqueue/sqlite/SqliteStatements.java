@@ -60,12 +60,12 @@ final class SqliteStatements implements StatementSets {
     }
 
     /**
-     * The work queue. A claim is one {@code UPDATE ... RETURNING} in auto-commit mode, run only if a read without a
-     * lock ({@code SELECT 1 ... LIMIT 1}) finds a claimable job, so a claim that finds nothing neither waits for
-     * writers nor keeps them waiting. The statement takes the write lock before it reads, so no job is leased twice.
-     * Its CTE is {@code MATERIALIZED}: computed before the update changes the rows, so {@code RETURNING} finds in it
-     * the due time each job had before its lease. An enqueue, the rotation cursor and a rotation lease are one
-     * statement each ({@code RETURNING}, an upsert).
+     * The work queue. A claim ({@link SqliteWorkForms}) reads the ids of claimable jobs in claim order without a lock,
+     * so a claim that finds nothing neither waits for writers nor keeps them waiting, then leases them with one
+     * {@code UPDATE ... WHERE id IN (...) AND <claimable> RETURNING ...} in auto-commit mode: the statement takes the
+     * write lock before it reads, and its claimability test keeps a job another claimer took meanwhile from being
+     * leased twice. An enqueue, the rotation cursor and a rotation lease are one statement each ({@code RETURNING}, an
+     * upsert).
      */
     @Override
     public WorkStatements work(WorkTables t, String now) {
@@ -74,17 +74,12 @@ final class SqliteStatements implements StatementSets {
         Sql enqueueOne = Sql.of("INSERT INTO " + t.jobs() + " (payload, prio, state, due_ms, attempts, enqueued_ms)"
                 + " VALUES (:payload, :prio, " + WorkTables.LIVE + ", " + now + " + :delay, 0, " + now + ")"
                 + " RETURNING id");
-        Sql claim = Sql.of("WITH c AS MATERIALIZED (SELECT id AS claim_id, due_ms AS due_before FROM " + t.jobs()
-                + " WHERE " + due + " ORDER BY prio DESC, due_ms, id LIMIT :n) UPDATE " + t.jobs() + lease
-                + " WHERE id IN (SELECT claim_id FROM c) RETURNING " + Jdbc.JOB_COLUMNS
-                + ", (SELECT due_before FROM c WHERE claim_id = id) AS claimed_due");
         Sql cursor = Sql.of("INSERT INTO " + t.cursors() + " (cursor_name, last_id) VALUES (:cursor, 0)"
                 + " ON CONFLICT (cursor_name) DO UPDATE SET last_id = last_id RETURNING last_id");
         return WorkStatements.PORTABLE.withEnqueueOne(enqueueOne)
-                .withClaimable(Sql.of("SELECT 1 FROM " + t.jobs() + " WHERE " + due + " LIMIT 1"))
-                .withClaim(claim)
                 .withCursor(cursor)
                 .withLeaseReturning("UPDATE " + t.jobs() + lease + " WHERE id IN (" + WorkStatements.IDS + ") AND "
-                        + due + " RETURNING " + Jdbc.JOB_COLUMNS);
+                        + due + " RETURNING " + Jdbc.JOB_COLUMNS)
+                .withForms(SqliteWorkForms::new);
     }
 }

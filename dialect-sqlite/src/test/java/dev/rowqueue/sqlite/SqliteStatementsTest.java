@@ -9,6 +9,7 @@ import dev.rowqueue.RowQueues;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.spi.DatabaseProduct;
 import dev.rowqueue.testkit.CountingDataSource;
+import dev.rowqueue.testkit.InterceptingDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sqlite.SQLiteConnection;
@@ -16,6 +17,7 @@ import org.sqlite.SQLiteDataSource;
 import org.sqlite.SQLiteErrorCode;
 import org.sqlite.SQLiteException;
 
+import java.lang.reflect.Method;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -107,7 +109,7 @@ class SqliteStatementsTest {
     }
 
     @Test
-    void a_claim_is_one_update_after_a_read_that_found_work_and_returns_claim_order() {
+    void a_claim_is_a_lease_by_id_after_a_read_that_found_work_and_returns_claim_order() {
         CountingDataSource counting = counting("claim");
         try (RowQueues rq = RowQueues.builder(counting).build()) {
             WorkQueue q = rq.workQueue("jobs").create();
@@ -127,8 +129,39 @@ class SqliteStatementsTest {
             assertEquals(List.of("urgent", "first", "second", "retried"), jobs.stream().map(Job::payload).toList(),
                     "priority, then due time, then id, although RETURNING has no order");
             assertEquals(2, sql.size(), sql.toString());
-            assertTrue(sql.get(1).startsWith("WITH c AS MATERIALIZED ("), sql.get(1));
+            assertTrue(sql.get(0).startsWith("SELECT id FROM jobs WHERE "), "the candidates' ids: " + sql.get(0));
+            assertTrue(sql.get(1).matches("UPDATE jobs SET .* WHERE id IN \\(\\?, \\?, \\?, \\?\\) AND .* RETURNING .*"),
+                    "one lease of those ids, no CTE or subquery: " + sql.get(1));
             assertEquals(commits, counting.commits(), "in auto-commit mode");
+        }
+    }
+
+    @Test
+    void a_claim_whose_candidates_were_taken_before_its_lease_reads_again() {
+        SQLiteDataSource sqlite = sqlite("race");
+        int[] raced = {0};
+        InterceptingDataSource racing = new InterceptingDataSource(sqlite) {
+            @Override
+            protected Object aroundStatement(String sql, Method method, Object[] args, Call call) throws Throwable {
+                if (sql != null && sql.startsWith("UPDATE jobs SET ") && method.getName().startsWith("execute")
+                        && raced[0]++ == 0) {
+                    // another process leases the first job between this claim's read and its lease
+                    try (Connection other = sqlite.getConnection(); Statement s = other.createStatement()) {
+                        assertEquals(1, s.executeUpdate("UPDATE jobs SET lease_token = 7, due_ms = due_ms + 60000"
+                                + " WHERE payload = 'first'"));
+                    }
+                }
+                return call.proceed();
+            }
+        };
+        try (RowQueues rq = RowQueues.builder(racing).build()) {
+            WorkQueue q = rq.workQueue("jobs").create();
+            q.enqueueAll(List.of("first", "second"), Enqueue.defaults());
+            List<Job> jobs = q.claim(1);
+            assertEquals(2, raced[0], "a second lease, after a second read");
+            assertEquals(List.of("second"), jobs.stream().map(Job::payload).toList(),
+                    "the job the racer left, not nothing");
+            assertEquals(List.of(), q.claim(1), "the racer's job is not leased twice");
         }
     }
 
