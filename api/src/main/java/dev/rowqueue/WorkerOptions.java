@@ -8,9 +8,11 @@ import java.util.concurrent.ExecutorService;
  * How a {@link Worker} runs. Immutable; each {@code with}-style method returns a copy.
  *
  * @param threads      handler threads, at least 1 (default: the JVM's processors)
- * @param prefetch     the most jobs claimed beyond the free handler threads, 0 to {@code threads} (default:
- *                     {@code threads}, 1x): they wait in the worker, leased, for a thread to free, so a thread that
- *                     finishes need not wait for a claim; a closing worker gives them back at once
+ * @param prefetch     the most jobs claimed beyond the free handler threads, 0 to {@link #MAX_PREFETCH_PER_THREAD}
+ *                     times {@code threads} (default: {@link #DEFAULT_PREFETCH_PER_THREAD} times {@code threads}, within
+ *                     the window): they wait in the worker, leased, for a thread to free, so a thread that finishes
+ *                     need not wait for a claim, and one claim brings several jobs per thread when handlers are fast;
+ *                     a closing worker gives them back at once
  * @param prefetchWindow with a window (default 100 ms), a job is claimed ahead only if, at the handler times this
  *                     worker has seen so far (a moving average), a thread is expected to take it within the window:
  *                     short jobs are prefetched up to {@code prefetch}, long ones not at all, and none before the
@@ -43,14 +45,25 @@ public record WorkerOptions(int threads, int prefetch, Duration prefetchWindow, 
     /** The default {@link #prefetchWindow()}: a job prefetched is expected to start within 100 ms. */
     public static final Duration DEFAULT_PREFETCH_WINDOW = Duration.ofMillis(100);
 
+    /**
+     * The default {@link #prefetch()} per handler thread: up to 4 jobs ahead of each thread, as many of them as the
+     * threads are expected to start within the {@link #prefetchWindow()}. With fast handlers one claim then brings up
+     * to five jobs per thread (one statement where a prefetch of one job per thread needs about three); with handlers
+     * that outlast the window, nothing is claimed ahead.
+     */
+    public static final int DEFAULT_PREFETCH_PER_THREAD = 4;
+
+    /** The most {@link #prefetch()} per handler thread. */
+    public static final int MAX_PREFETCH_PER_THREAD = 16;
+
     /** Validates. */
     public WorkerOptions {
         if (threads < 1 || threads > 1000) {
             throw new IllegalArgumentException("threads must be between 1 and 1000, got " + threads);
         }
-        if (prefetch < 0 || prefetch > threads) {
-            throw new IllegalArgumentException("prefetch must be between 0 and threads (" + threads + "), got "
-                    + prefetch);
+        if (prefetch < 0 || prefetch > MAX_PREFETCH_PER_THREAD * threads) {
+            throw new IllegalArgumentException("prefetch must be between 0 and " + MAX_PREFETCH_PER_THREAD
+                    + " x threads (" + MAX_PREFETCH_PER_THREAD * threads + "), got " + prefetch);
         }
         if (prefetchWindow != null) {
             WorkQueueOptions.requirePositive(prefetchWindow, "prefetchWindow");
@@ -99,21 +112,24 @@ public record WorkerOptions(int threads, int prefetch, Duration prefetchWindow, 
     }
 
     /**
-     * @return the JVM's processors as threads, prefetch up to 1x within {@link #DEFAULT_PREFETCH_WINDOW}, heartbeats
-     *         at a third of the lease, 30 s drain
+     * @return the JVM's processors as threads, prefetch up to {@link #DEFAULT_PREFETCH_PER_THREAD} jobs per thread
+     *         within {@link #DEFAULT_PREFETCH_WINDOW}, heartbeats at a third of the lease, 30 s drain
      */
     public static WorkerOptions defaults() {
         int threads = Runtime.getRuntime().availableProcessors();
-        return new WorkerOptions(threads, threads, DEFAULT_PREFETCH_WINDOW, null, Duration.ofSeconds(30), null,
+        return new WorkerOptions(threads, DEFAULT_PREFETCH_PER_THREAD * threads, DEFAULT_PREFETCH_WINDOW,
+                null, Duration.ofSeconds(30), null,
                 new WorkerListener() { });
     }
 
     /**
      * @param n handler threads
-     * @return a copy with {@code n} threads; a prefetch of 1x stays 1x, one above {@code n} is lowered to {@code n}
+     * @return a copy with {@code n} threads; a prefetch that is a whole number of jobs per thread keeps that number
+     *         per thread (the default's 4x stays 4x), another is kept, lowered to {@link #MAX_PREFETCH_PER_THREAD}
+     *         times {@code n} if above it
      */
     public WorkerOptions withThreads(int n) {
-        int ahead = prefetch == threads ? n : Math.min(prefetch, n);
+        int ahead = prefetch % threads == 0 ? prefetch / threads * n : Math.min(prefetch, MAX_PREFETCH_PER_THREAD * n);
         return new WorkerOptions(n, Math.max(ahead, 0), prefetchWindow, heartbeat, drainTimeout, executor, listener,
                 leaseMargin, interruptOnLeaseLoss);
     }
@@ -121,7 +137,7 @@ public record WorkerOptions(int threads, int prefetch, Duration prefetchWindow, 
     /**
      * A fixed prefetch: up to {@code n} jobs leased ahead whatever the handlers take (no window).
      *
-     * @param n jobs to claim beyond the free threads, 0 (none) to {@code threads}
+     * @param n jobs to claim beyond the free threads, 0 (none) to {@link #MAX_PREFETCH_PER_THREAD} times {@code threads}
      * @return a copy with that prefetch and no {@link #prefetchWindow()}
      */
     public WorkerOptions withPrefetch(int n) {

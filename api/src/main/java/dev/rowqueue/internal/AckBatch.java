@@ -45,8 +45,17 @@ final class AckBatch {
 
     /** @return the batch, emptied; called with the lock held */
     List<Job> takeLocked() {
-        List<Job> acks = new ArrayList<>(done);
-        done.clear();
+        return takeLocked(done.size());
+    }
+
+    /**
+     * @param max the most acks to take (a claim carries at most {@link Validation#MAX_BATCH})
+     * @return the first {@code max} jobs of the batch, taken out of it; called with the lock held
+     */
+    List<Job> takeLocked(int max) {
+        List<Job> first = done.subList(0, Math.min(max, done.size()));
+        List<Job> acks = new ArrayList<>(first);
+        first.clear();
         return acks;
     }
 

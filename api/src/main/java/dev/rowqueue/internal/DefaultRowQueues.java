@@ -66,23 +66,41 @@ public final class DefaultRowQueues implements RowQueues {
     }
 
     /**
-     * What every handle of one instance shares; {@code wakeups} is {@code null} where blocking claims poll, and
+     * What every handle of one instance shares; {@code wakeups} is the dialect's, or {@code null} where the database
+     * cannot signal, and then {@code local} wakes waiters on this instance's own writes ({@link LocalWakeups}); and
      * {@code operations} where no operation listener is registered (then no handle is decorated,
      * {@link #handle}). Claims on a caller's connection pass no gate.
      */
     record Context(Dialect dialect, Executor executor, int maxPayloadLength, Duration pollInterval,
-                   WakeupSource wakeups, ClaimGates claimGates, Operations operations, ActivityRecorder activity,
-                   Lifecycle lifecycle, SchemaManager schema, NodeRegistry node) {
+                   WakeupSource wakeups, LocalWakeups local, ClaimGates claimGates, Operations operations,
+                   ActivityRecorder activity, Lifecycle lifecycle, SchemaManager schema, NodeRegistry node) {
         Context bound(Connection connection) {
             return new Context(dialect, new BoundExecutor(connection, dialect), maxPayloadLength, pollInterval,
-                    wakeups, ClaimGates.NONE, operations, activity, lifecycle, schema, node);
+                    wakeups, local, ClaimGates.NONE, operations, activity, lifecycle, schema, node);
         }
 
         /** @return this context for work that never joins a caller's transaction (a worker's) */
         Context own() {
             Executor own = executor.own();
             return own == executor ? this : new Context(dialect, own, maxPayloadLength, pollInterval, wakeups,
-                    claimGates, operations, activity, lifecycle, schema, node);
+                    local, claimGates, operations, activity, lifecycle, schema, node);
+        }
+
+        /** @return what idle workers and blocking claims wait on: the dialect's wake-ups, else this instance's */
+        WakeupSource waitOn() {
+            return wakeups != null ? wakeups : local;
+        }
+
+        /**
+         * Tells this instance's waiters of a queue that jobs became claimable now, where the dialect does not (its
+         * statements signal on their own).
+         *
+         * @param queue the queue's name
+         */
+        void claimable(String queue) {
+            if (local != null) {
+                local.signal(queue);
+            }
         }
 
         /**
@@ -193,6 +211,7 @@ public final class DefaultRowQueues implements RowQueues {
         SchemaManager schema = new SchemaManager(dialect, pooled, s.createSchema());
         Lifecycle lifecycle = new Lifecycle();
         Context context = new Context(dialect, executor, max, s.pollInterval(), wakeups,
+                wakeups == null ? new LocalWakeups() : null,
                 ClaimGates.of(claims, dialect.policy().sharedClaimGates() ? database : null),
                 Operations.of(s.operationListeners()), s.recordActivity()
                         ? new ActivityRecorder(dialect, pooled, true, System::currentTimeMillis)
@@ -361,9 +380,7 @@ public final class DefaultRowQueues implements RowQueues {
         context.lifecycle().close(); // stops the workers, whose last counts the activity recorder then writes
         context.activity().close();
         context.node().close();
-        if (context.wakeups() != null) {
-            context.wakeups().close();
-        }
+        context.waitOn().close();
     }
 
     @Override

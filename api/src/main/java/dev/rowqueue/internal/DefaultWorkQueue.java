@@ -117,6 +117,9 @@ final class DefaultWorkQueue implements WorkerQueue {
         created();
         long id = context.executor().run("enqueue into " + name, enqueue(List.of(payload), how, delay))[0];
         context.activity().record(name, ActivityRecorder.ENQUEUED, 1);
+        if (delay == 0) {
+            context.claimable(name);
+        }
         return id;
     }
 
@@ -150,6 +153,9 @@ final class DefaultWorkQueue implements WorkerQueue {
         created();
         long[] ids = context.executor().run("enqueue into " + name, enqueue(checked, how, delay));
         context.activity().record(name, ActivityRecorder.ENQUEUED, ids.length);
+        if (delay == 0) {
+            context.claimable(name);
+        }
         List<Long> result = new ArrayList<>(ids.length);
         for (long id : ids) {
             result.add(id);
@@ -180,22 +186,23 @@ final class DefaultWorkQueue implements WorkerQueue {
         Validation.batch("claim batch size", max);
         long waitNanos = TimeUnit.MILLISECONDS.toNanos(Validation.notNegative("maxWait", maxWait));
         long deadline = System.nanoTime() + waitNanos;
-        WakeupSource wakeups = context.wakeups();
+        WakeupSource wakeups = context.waitOn();
+        boolean polls = context.wakeups() == null; // wake-ups of this instance's writes only: poll for the others'
         long pause = FIRST_POLL_NANOS;
         long maxPause = context.pollInterval().toNanos();
         while (true) {
             // the ticket is taken before the claim looks, so a signal sent after an empty claim is not lost
-            WakeupSource.Ticket ticket = wakeups == null || waitNanos == 0 ? null : wakeups.ticket(WorkTables.of(name));
+            WakeupSource.Ticket ticket = waitNanos == 0 ? null : wakeups.ticket(WorkTables.of(name));
             List<Job> jobs = claim(max);
             long left = deadline - System.nanoTime();
             if (!jobs.isEmpty() || left <= 0) {
                 return jobs;
             }
             try {
-                if (ticket != null) {
+                if (!polls) {
                     ticket.await(left);
                 } else {
-                    TimeUnit.NANOSECONDS.sleep(Math.min(pause, left));
+                    ticket.await(Math.min(pause, left));
                     pause = Math.min(pause * 2, maxPause);
                 }
             } catch (InterruptedException e) {
@@ -387,6 +394,9 @@ final class DefaultWorkQueue implements WorkerQueue {
                 store.nack(job.id(), job.leaseToken(), delay, options.maxAttempts(), text));
         if (nacked) {
             context.activity().record(name, ActivityRecorder.FAILED, 1);
+            if (delay == 0) {
+                context.claimable(name);
+            }
         }
         return nacked;
     }
@@ -394,8 +404,12 @@ final class DefaultWorkQueue implements WorkerQueue {
     @Override
     public boolean release(Job job) {
         Validation.job(job);
-        return context.executor().run("release job " + job.id() + " of " + name, "work " + name,
+        boolean released = context.executor().run("release job " + job.id() + " of " + name, "work " + name,
                 store.release(job.id(), job.leaseToken()));
+        if (released) {
+            context.claimable(name);
+        }
+        return released;
     }
 
     @Override
@@ -442,7 +456,12 @@ final class DefaultWorkQueue implements WorkerQueue {
         if (!present()) {
             return false;
         }
-        return context.executor().run("revive job " + id + " of " + name, store.revive(OptionalLong.of(id))) > 0;
+        boolean revived = context.executor().run("revive job " + id + " of " + name,
+                store.revive(OptionalLong.of(id))) > 0;
+        if (revived) {
+            context.claimable(name);
+        }
+        return revived;
     }
 
     @Override
@@ -450,7 +469,11 @@ final class DefaultWorkQueue implements WorkerQueue {
         if (!present()) {
             return 0;
         }
-        return context.executor().run("revive dead letters of " + name, store.revive(OptionalLong.empty()));
+        int revived = context.executor().run("revive dead letters of " + name, store.revive(OptionalLong.empty()));
+        if (revived > 0) {
+            context.claimable(name);
+        }
+        return revived;
     }
 
     @Override
@@ -552,7 +575,7 @@ final class DefaultWorkQueue implements WorkerQueue {
         WorkerQueue own = context.handle(new DefaultWorkQueue(name, options, store, context.own()),
                 ObservedWorkQueue::new);
         return new DefaultWorker(own, handler, workerOptions, options.leaseDuration(), context.pollInterval(),
-                context.wakeups());
+                context.waitOn(), context.wakeups() == null);
     }
 
     @Override

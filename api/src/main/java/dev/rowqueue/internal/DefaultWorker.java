@@ -48,7 +48,10 @@ final class DefaultWorker implements Worker {
     private final WorkerListener listener;
     private final long heartbeatMs;
     private final long pollMs;
+    /** What an idle dispatcher waits on: the dialect's wake-ups, or this instance's ({@link LocalWakeups}). */
     private final WakeupSource wakeups;
+    /** Whether {@link #wakeups} sees only this instance's writes, so that an idle dispatcher still polls. */
+    private final boolean polls;
     private final ExecutorService handlers;
     private final boolean ownHandlers;
 
@@ -67,7 +70,7 @@ final class DefaultWorker implements Worker {
     private volatile StatementRefusedException refused;
 
     DefaultWorker(WorkerQueue queue, JobHandler handler, WorkerOptions options, Duration lease, Duration poll,
-                  WakeupSource wakeups) {
+                  WakeupSource wakeups, boolean polls) {
         this.queue = queue;
         this.handler = handler;
         this.options = options;
@@ -76,6 +79,7 @@ final class DefaultWorker implements Worker {
                 : Math.max(1, lease.toMillis() / 3);
         this.pollMs = Math.max(FIRST_PAUSE_MS, poll.toMillis());
         this.wakeups = wakeups;
+        this.polls = polls;
         this.ownHandlers = options.executor() == null;
         this.handlers = ownHandlers ? Executors.newFixedThreadPool(options.threads(), r -> thread(r, "handler"))
                 : options.executor();
@@ -144,11 +148,12 @@ final class DefaultWorker implements Worker {
                 lock.lock();
                 try {
                     int held = running.size() + buffer.size();
-                    want = options.threads() + prefetch.now() - held;
+                    // one claim asks for at most a batch's jobs (a worker of many threads fills up over claims)
+                    want = Math.min(options.threads() + prefetch.now() - held, Validation.MAX_BATCH);
                     idle = held == 0;
                     defer = prefetch.defer(want, held);
                     if (!defer) {
-                        riding = acks.takeLocked();
+                        riding = acks.takeLocked(Validation.MAX_BATCH); // the rest rides on the next claim
                     }
                 } finally {
                     lock.unlock();
@@ -166,7 +171,7 @@ final class DefaultWorker implements Worker {
                     lifecycle.await(pollMs, seen);
                     continue;
                 }
-                WakeupSource.Ticket ticket = idle && wakeups != null ? wakeups.ticket(queue.tables()) : null;
+                WakeupSource.Ticket ticket = idle ? wakeups.ticket(queue.tables()) : null;
                 List<Job> claimed;
                 long t0 = System.nanoTime();
                 if (riding.isEmpty()) {
@@ -209,8 +214,12 @@ final class DefaultWorker implements Worker {
                 if (idle) {
                     listener.idle();
                 }
-                if (ticket != null) {
+                if (ticket != null && !polls) {
                     awaitTicket(ticket, pollMs);
+                } else if (ticket != null) {
+                    // this instance's writes wake it; the others' are seen by polling, with the backoff
+                    awaitTicket(ticket, jitter(pause));
+                    pause = Math.min(pause * 2, pollMs);
                 } else {
                     lifecycle.await(jitter(pause), seen);
                     pause = Math.min(pause * 2, pollMs);

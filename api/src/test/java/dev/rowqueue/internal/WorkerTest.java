@@ -217,23 +217,60 @@ class WorkerTest {
     }
 
     /**
-     * The default prefetch leases ahead only jobs a thread should take within the window: with one thread, a claim of
-     * two (one to run, one ahead) happens once short jobs have been seen, never before the first job finished, and
-     * never with jobs that outlast the window.
+     * The default prefetch leases ahead only jobs a thread should take within the window: with one thread and short
+     * jobs, claims of up to five (one to run, four ahead), once short jobs have been seen, never before the first job
+     * finished, and never with jobs that outlast the window.
      */
     @Test
     void the_default_prefetch_leases_ahead_for_short_jobs_only() throws Exception {
         SwitchedDataSource sds = new SwitchedDataSource("worker_prefetch");
+        int most = 1 + WorkerOptions.DEFAULT_PREFETCH_PER_THREAD;
         try (RowQueues rq = RowQueues.builder(sds.ds).build()) {
             assertEquals(List.of(1, 1, 1, 1), claimSizes(rq.workQueue("slow_jobs"), 4, 250),
                     "jobs of 250 ms, 2.5 windows: nothing leased ahead");
             sds.latencyMs = 20; // a claim round trip far longer than the 1 ms handler, whatever the machine's load
             List<Integer> shortJobs = claimSizes(rq.workQueue("quick_jobs"), 40, 1);
             assertEquals(1, shortJobs.get(0), "nothing ahead before a job has finished: " + shortJobs);
-            assertTrue(shortJobs.contains(2), "short jobs: one ahead of the thread: " + shortJobs);
-            assertTrue(shortJobs.stream().allMatch(n -> n <= 2), "at most 1x ahead: " + shortJobs);
-            // the claim waits for the job the thread runs to end, rather than claim one for the free prefetch slot
-            assertTrue(shortJobs.size() <= 24, "claims of two, not one per job: " + shortJobs);
+            assertTrue(shortJobs.contains(most), "short jobs: four ahead of the thread: " + shortJobs);
+            assertTrue(shortJobs.stream().allMatch(n -> n <= most), "at most four ahead: " + shortJobs);
+            // the claim waits for the jobs the thread holds to end, rather than claim one for each free prefetch slot
+            assertTrue(shortJobs.size() <= 16, "claims of five, not one or two per job: " + shortJobs);
+        }
+    }
+
+    /**
+     * A worker whose threads plus prefetch exceed what one statement may claim or ack (1,000) claims and acks in
+     * batches of at most that, and never sends a claim the queue refuses.
+     */
+    @Test
+    void a_worker_holding_more_than_a_batch_claims_and_acks_a_batch_at_a_time() throws Exception {
+        SwitchedDataSource sds = new SwitchedDataSource("worker_wide");
+        try (RowQueues rq = RowQueues.builder(sds.ds).build()) {
+            WorkQueue q = rq.workQueue("wide");
+            int jobs = 3_000;
+            q.enqueueAll(java.util.Collections.nCopies(jobs, "j"), dev.rowqueue.Enqueue.defaults());
+            List<Integer> sizes = new CopyOnWriteArrayList<>();
+            List<RuntimeException> errors = new CopyOnWriteArrayList<>();
+            AtomicInteger runs = new AtomicInteger();
+            WorkerListener listener = new WorkerListener() {
+                @Override
+                public void claimed(List<dev.rowqueue.Job> claimed) {
+                    sizes.add(claimed.size());
+                }
+
+                @Override
+                public void databaseError(RuntimeException error, int consecutive) {
+                    errors.add(error);
+                }
+            };
+            // 400 threads and 1,600 ahead: a first claim of 2,000 were it not split
+            try (Worker w = q.worker(job -> runs.incrementAndGet(), WorkerOptions.defaults().withThreads(400)
+                    .withPrefetch(1_600).withListener(listener)).start()) {
+                eventually("every job ran and was acked", () -> runs.get() >= jobs && q.stats().total() == 0);
+            }
+            assertEquals(List.of(), errors, "no claim or ack was refused");
+            assertEquals(Validation.MAX_BATCH, sizes.get(0), "the first claim asked for a batch: " + sizes);
+            assertTrue(sizes.stream().allMatch(n -> n <= Validation.MAX_BATCH), "claims: " + sizes);
         }
     }
 
@@ -260,13 +297,19 @@ class WorkerTest {
     @Test
     void bad_worker_options_are_refused_before_any_sql() {
         assertThrows(IllegalArgumentException.class, () -> WorkerOptions.defaults().withThreads(0));
-        assertThrows(IllegalArgumentException.class, () -> WorkerOptions.defaults().withThreads(2).withPrefetch(3));
+        assertThrows(IllegalArgumentException.class, () -> WorkerOptions.defaults().withThreads(2).withPrefetch(33));
+        assertEquals(32, WorkerOptions.defaults().withThreads(2).withPrefetch(32).prefetch(), "up to 16 per thread");
         assertThrows(IllegalArgumentException.class, () -> WorkerOptions.defaults().withThreads(2).withPrefetch(-1));
         assertThrows(IllegalArgumentException.class, () -> WorkerOptions.defaults().withThreads(2).withHeartbeat(Duration.ZERO));
         assertThrows(IllegalArgumentException.class,
                 () -> WorkerOptions.defaults().withThreads(2).withPrefetchWindow(Duration.ZERO));
-        assertEquals(8, WorkerOptions.defaults().withThreads(8).prefetch(), "1x by default, following the threads");
-        assertEquals(2, WorkerOptions.defaults().withThreads(8).withPrefetch(2).withThreads(4).prefetch());
+        assertEquals(32, WorkerOptions.defaults().withThreads(8).prefetch(), "4x by default, following the threads");
+        assertEquals(8, WorkerOptions.defaults().withThreads(8).withPrefetch(16).withThreads(4).prefetch(),
+                "a whole number per thread follows the threads");
+        assertEquals(3, WorkerOptions.defaults().withThreads(8).withPrefetch(3).withThreads(4).prefetch(),
+                "another number is kept");
+        assertEquals(16, WorkerOptions.defaults().withThreads(8).withPrefetch(25).withThreads(1).prefetch(),
+                "lowered to 16 per thread");
         assertThrows(IllegalArgumentException.class,
                 () -> WorkerOptions.defaults().withThreads(2).withDrainTimeout(Duration.ofSeconds(-1)));
         assertThrows(NullPointerException.class, () -> WorkerOptions.defaults().withThreads(2).withListener(null));

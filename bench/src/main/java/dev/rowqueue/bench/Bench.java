@@ -295,7 +295,7 @@ public final class Bench {
             for (boolean prefetch : new boolean[] {false, true}) {
                 int ahead = prefetch ? threads : -1;
                 cell(target, workerRow(false, handler, prefetch), threads, vs, "WorkerOptions.defaults().withThreads(" + threads
-                        + ")" + (prefetch ? ".withPrefetch(" + ahead + "), fixed" : " (the defaults: up to 1x ahead,"
+                        + ")" + (prefetch ? ".withPrefetch(" + ahead + "), fixed" : " (the defaults: up to 4 per thread ahead,"
                         + " within 100 ms)") + "; "
                         + analyzedNote(target), () -> {
                             try (Workers.Throughput t = workers.new Throughput(threads, ahead, handler, floor)) {
@@ -307,7 +307,8 @@ public final class Bench {
         Profile slow = slow(profile);
         String rqNote = (rq.database().capabilities().contains(Capability.WAKEUP)
                 ? "woken by the database (LISTEN/NOTIFY)" : "polling: 50 ms, doubling to the poll interval of 200 ms,"
-                + " jittered") + "; rate = jobs handled per second";
+                + " jittered, and woken by the enqueues of its own instance, which enqueues here")
+                + "; rate = jobs handled per second";
         if (peer.isPresent()) {
             cell(target, workerLatencyRow(true), threads, List.of(), "polling every "
                     + Peer.POLLING_INTERVAL.toMillis() + " ms (pollingInterval), " + peer.get().polling()
@@ -318,7 +319,7 @@ public final class Bench {
                     });
         }
         cell(target, workerLatencyRow(false), threads, List.of(), rqNote, () -> {
-            try (Workers.Latency l = workers.new Latency(threads, TRICKLE_PER_SECOND)) {
+            try (Workers.Latency l = workers.new Latency(threads, TRICKLE_PER_SECOND, true)) {
                 return Harness.observe(slow, l);
             }
         });

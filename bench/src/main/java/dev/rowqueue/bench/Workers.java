@@ -114,7 +114,7 @@ final class Workers {
         private long enqueued;
         private Worker worker;
 
-        /** @param prefetch a fixed prefetch, or -1 for the default (1x within the default window) */
+        /** @param prefetch a fixed prefetch, or -1 for the default (up to 4 per thread within the default window) */
         Throughput(int threads, int prefetch, Handler handler, long floor) {
             this.queue = rq.workQueue(names.fresh("wk"), WorkQueueOptions.defaults().withLeaseDuration(Duration.ofMinutes(5))).create();
             this.options = prefetch < 0 ? WorkerOptions.defaults().withThreads(threads)
@@ -260,40 +260,67 @@ final class Workers {
         @Override
         public final void close() throws Exception {
             trickle.close();
-            if (running) {
-                stopConsumer();
+            try {
+                if (running) {
+                    stopConsumer();
+                }
+            } finally {
+                released();
             }
+        }
+
+        /** Releases what the cell holds besides its consumer; after {@link #stopConsumer()}. */
+        void released() {
         }
     }
 
     /**
      * Enqueue-to-start latency of rowqueue's worker: a {@link Trickle} of jobs onto an idle worker, each payload the
      * time taken just before its enqueue (the enqueue's statement and commit included). PostgreSQL wakes the idle
-     * worker with {@code LISTEN/NOTIFY}; elsewhere it polls (50 ms, doubling to the builder's poll interval, jittered).
+     * worker with {@code LISTEN/NOTIFY}; elsewhere it polls (50 ms, doubling to the builder's poll interval, jittered),
+     * and enqueues of the worker's own {@code RowQueues} instance wake it at once.
      */
     final class Latency extends StartLatency {
         private final WorkQueue queue = rq.workQueue(names.fresh("wl")).create();
+        /** Another instance on the same pool, as another process would enqueue, or {@code null}: the worker's own. */
+        private final RowQueues producer;
+        private final WorkQueue into;
         private final int threads;
         private Worker worker;
 
-        Latency(int threads, int perSecond) {
+        /**
+         * @param threads      the worker's threads
+         * @param perSecond    the trickle's rate
+         * @param ownInstance  whether the jobs are enqueued through the worker's own {@code RowQueues} instance, or
+         *                     through another one on the same pool (as db-scheduler's {@code SchedulerClient} does)
+         */
+        Latency(int threads, int perSecond, boolean ownInstance) {
             super(perSecond);
             this.threads = threads;
+            this.producer = ownInstance ? null : RowQueues.builder(target.dataSource()).build();
+            this.into = ownInstance ? queue : producer.workQueue(queue.name());
         }
 
         @Override
         void enqueue(long nanos) {
-            queue.enqueue(Long.toString(nanos));
-        }
-
-        @Override
-        void startConsumer() {
-            worker = queue.worker(job -> started(Long.parseLong(job.payload())), WorkerOptions.defaults().withThreads(threads)).start();
+            into.enqueue(Long.toString(nanos));
         }
 
         @Override
         void stopConsumer() {
             worker.close(Duration.ofSeconds(10));
+        }
+
+        @Override
+        void released() {
+            if (producer != null) {
+                producer.close();
+            }
+        }
+
+        @Override
+        void startConsumer() {
+            worker = queue.worker(job -> started(Long.parseLong(job.payload())), WorkerOptions.defaults().withThreads(threads)).start();
         }
     }
 

@@ -519,8 +519,8 @@ public class RowQueueProperties {
         private Integer threads;
 
         /**
-         * The most jobs claimed beyond the free handler threads, 0 to threads. Set alone, a fixed prefetch (no
-         * window). Unset: as many as threads, within the prefetch window.
+         * The most jobs claimed beyond the free handler threads, 0 to 16 x threads. Set alone, a fixed prefetch (no
+         * window). Unset: 4 x threads, within the prefetch window.
          */
         private Integer prefetch;
 
