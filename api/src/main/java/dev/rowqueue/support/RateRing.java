@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -22,10 +23,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * the limit: a ring of the last {@code limit} starts.
  *
  * <p>A rate-limited claim locks the head row first (an {@code UPDATE} of it, so that a multi-primary cluster, which
- * orders writes and not row locks, orders it too), reads the ring rows its next jobs would take and the database's
- * clock in one statement, and may start as many jobs as those rows hold starts at least a window old (or none yet),
- * taken in ring order. After the claim it writes each leased job's start into its row and moves the head, in the same
- * transaction. So a job may start only once the job {@code limit} starts before it began a whole window earlier: no
+ * orders writes and not row locks, orders it too) and reads it, reads the ring rows its next jobs would take and the
+ * database's clock in one statement, and may start as many jobs as those rows hold starts at least a window old (or
+ * none yet), taken in ring order. After the claim one {@code UPDATE} writes the leased jobs' starts into their rows
+ * and moves the head, in the same transaction; a ring row the read did not find is inserted (the ring's first lap:
+ * only the head row's holder writes ring rows, so the read under its lock knows which exist). So a job may start only once the job {@code limit} starts before it began a whole window earlier: no
  * window of that length ever holds more than {@code limit} starts. A start is the lease's begin as the claim wrote it
  * ({@link Job#leaseUntil()} less the lease), which is no earlier than the clock the claim read, so the bound holds for
  * the starts as the database recorded them.
@@ -36,9 +38,8 @@ final class RateRing {
     private final WorkTables t;
     private final Rotation rotation;
     private final Map<Integer, Sql> reads = new ConcurrentHashMap<>();
-    private final Sql slotMove;
+    private final Map<Integer, Sql> moves = new ConcurrentHashMap<>();
     private final Sql slotInsert;
-    private final Sql headMove;
 
     /**
      * @param dialect  the dialect
@@ -49,9 +50,7 @@ final class RateRing {
         this.dialect = dialect;
         this.t = t;
         this.rotation = rotation;
-        slotMove = Sql.of("UPDATE " + t.cursors() + " SET last_id = :start WHERE cursor_name = :slot");
         slotInsert = Sql.of("INSERT INTO " + t.cursors() + " (cursor_name, last_id) VALUES (:slot, :start)");
-        headMove = Sql.of("UPDATE " + t.cursors() + " SET last_id = :started WHERE cursor_name = :head");
     }
 
     /**
@@ -60,8 +59,9 @@ final class RateRing {
      * @param head    the jobs started before, ever (the head row's count)
      * @param allowed how many jobs may start now
      * @param slots   the ring rows of the next jobs, in order (at least {@code allowed})
+     * @param found   those of {@code slots} that exist
      */
-    record Window(long head, int allowed, List<String> slots) {
+    record Window(long head, int allowed, List<String> slots, Set<String> found) {
     }
 
     /**
@@ -82,12 +82,11 @@ final class RateRing {
             slots.add(WorkTables.RATE_HEAD + "." + Math.floorMod(head + i, (long) rule.rateLimit()));
         }
         Sql read = reads.computeIfAbsent(wanted, n -> Sql.of("SELECT cursor_name, last_id, " + dialect.nowMillis()
-                + " AS now_ms FROM " + t.cursors() + " WHERE cursor_name IN (:head, " + Jdbc.parameterList(n, "s")
-                + ")"));
+                + " AS now_ms FROM " + t.cursors() + " WHERE cursor_name IN (" + Jdbc.parameterList(n, "s") + ")"));
         Map<String, Long> starts = new HashMap<>();
-        long now = Long.MIN_VALUE;
+        long now = Long.MIN_VALUE; // read with the rows, and needed only if there is one
         try (PreparedStatement ps = read.prepare(c)) {
-            Sql.Binder b = dialect.bind(read, ps).set("head", WorkTables.RATE_HEAD);
+            Sql.Binder b = dialect.bind(read, ps);
             for (int i = 0; i < wanted; i++) {
                 b.set("s" + i, slots.get(i));
             }
@@ -99,9 +98,6 @@ final class RateRing {
                 }
             }
         }
-        if (now == Long.MIN_VALUE) {
-            throw new SQLException("the rate row " + WorkTables.RATE_HEAD + " of " + t.cursors() + " was not found");
-        }
         int allowed = 0;
         while (allowed < wanted) {
             Long start = starts.get(slots.get(allowed));
@@ -110,7 +106,7 @@ final class RateRing {
             }
             allowed++;
         }
-        return new Window(head, allowed, slots);
+        return new Window(head, allowed, slots, starts.keySet());
     }
 
     /**
@@ -127,27 +123,51 @@ final class RateRing {
             throw new IllegalStateException("a rate-limited claim leased " + started.size() + " jobs of "
                     + window.allowed() + " allowed");
         }
+        if (started.isEmpty()) {
+            return;
+        }
+        List<Integer> moved = new ArrayList<>(); // the jobs whose ring row exists: moved by one UPDATE, with the head
         for (int i = 0; i < started.size(); i++) {
-            long start = started.get(i).leaseUntil().toEpochMilli() - leaseMs;
-            String slot = window.slots().get(i);
-            int moved;
-            try (PreparedStatement ps = slotMove.prepare(c)) {
-                dialect.bind(slotMove, ps).set("start", start).set("slot", slot).done();
-                moved = ps.executeUpdate();
-            }
-            if (moved == 0) { // first use of the row: no racer, the head row is held
+            if (window.found().contains(window.slots().get(i))) {
+                moved.add(i);
+            } else { // the ring's first lap: no racer, the head row is held
                 try (PreparedStatement ps = slotInsert.prepare(c)) {
-                    dialect.bind(slotInsert, ps).set("slot", slot).set("start", start).done();
+                    dialect.bind(slotInsert, ps).set("slot", window.slots().get(i))
+                            .set("start", start(started.get(i), leaseMs)).done();
                     ps.executeUpdate();
                 }
             }
         }
-        if (!started.isEmpty()) {
-            try (PreparedStatement ps = headMove.prepare(c)) {
-                dialect.bind(headMove, ps).set("started", window.head() + started.size())
-                        .set("head", WorkTables.RATE_HEAD).done();
-                ps.executeUpdate();
+        Sql move = moves.computeIfAbsent(moved.size(), this::move);
+        try (PreparedStatement ps = move.prepare(c)) {
+            Sql.Binder b = dialect.bind(move, ps).set("head", WorkTables.RATE_HEAD)
+                    .set("started", window.head() + started.size());
+            for (int r = 0; r < moved.size(); r++) {
+                int i = moved.get(r);
+                b.set("s" + r, window.slots().get(i)).set("v" + r, start(started.get(i), leaseMs));
             }
+            b.done();
+            ps.executeUpdate();
         }
+    }
+
+    /** @return the lease start of a job a claim leased */
+    private static long start(Job job, long leaseMs) {
+        return job.leaseUntil().toEpochMilli() - leaseMs;
+    }
+
+    /**
+     * @param rows the ring rows it writes
+     * @return the {@code UPDATE} that moves the head to {@code :started} and writes ring row {@code :s<r>}'s start
+     *         {@code :v<r>}; {@code ELSE last_id} gives the {@code CASE} a typed branch, for databases that type a
+     *         parameter from the other branches
+     */
+    private Sql move(int rows) {
+        StringBuilder cases = new StringBuilder(" WHEN :head THEN :started");
+        for (int r = 0; r < rows; r++) {
+            cases.append(" WHEN :s").append(r).append(" THEN :v").append(r);
+        }
+        return Sql.of("UPDATE " + t.cursors() + " SET last_id = CASE cursor_name" + cases + " ELSE last_id END"
+                + " WHERE cursor_name IN (:head" + (rows == 0 ? "" : ", " + Jdbc.parameterList(rows, "s")) + ")");
     }
 }

@@ -182,8 +182,7 @@ public record RingStatements(Sql bump, Sql upsert, Sql pushOne, Sql newestByHead
      * @return these statements with it; the others unchanged
      */
     public RingStatements withBump(Sql bump) {
-        return new RingStatements(bump, upsert, pushOne, newestByHead, singleWriter, singleWriterMerge, bumpHook,
-                slotsHook, pushHook);
+        return with(c -> c.bump = bump);
     }
 
     /**
@@ -191,8 +190,7 @@ public record RingStatements(Sql bump, Sql upsert, Sql pushOne, Sql newestByHead
      * @return these statements with it; the others unchanged
      */
     public RingStatements withUpsert(Sql upsert) {
-        return new RingStatements(bump, upsert, pushOne, newestByHead, singleWriter, singleWriterMerge, bumpHook,
-                slotsHook, pushHook);
+        return with(c -> c.upsert = upsert);
     }
 
     /**
@@ -200,8 +198,7 @@ public record RingStatements(Sql bump, Sql upsert, Sql pushOne, Sql newestByHead
      * @return these statements with it; the others unchanged
      */
     public RingStatements withPushOne(Sql pushOne) {
-        return new RingStatements(bump, upsert, pushOne, newestByHead, singleWriter, singleWriterMerge, bumpHook,
-                slotsHook, pushHook);
+        return with(c -> c.pushOne = pushOne);
     }
 
     /**
@@ -209,8 +206,7 @@ public record RingStatements(Sql bump, Sql upsert, Sql pushOne, Sql newestByHead
      * @return these statements with it; the others unchanged
      */
     public RingStatements withNewestByHead(Sql newestByHead) {
-        return new RingStatements(bump, upsert, pushOne, newestByHead, singleWriter, singleWriterMerge, bumpHook,
-                slotsHook, pushHook);
+        return with(c -> c.newestByHead = newestByHead);
     }
 
     /**
@@ -218,8 +214,7 @@ public record RingStatements(Sql bump, Sql upsert, Sql pushOne, Sql newestByHead
      * @return these statements with it; the others unchanged
      */
     public RingStatements withSingleWriter(Sql singleWriter) {
-        return new RingStatements(bump, upsert, pushOne, newestByHead, singleWriter, singleWriterMerge, bumpHook,
-                slotsHook, pushHook);
+        return with(c -> c.singleWriter = singleWriter);
     }
 
     /**
@@ -227,8 +222,7 @@ public record RingStatements(Sql bump, Sql upsert, Sql pushOne, Sql newestByHead
      * @return these statements with it; the others unchanged
      */
     public RingStatements withSingleWriterMerge(Sql singleWriterMerge) {
-        return new RingStatements(bump, upsert, pushOne, newestByHead, singleWriter, singleWriterMerge, bumpHook,
-                slotsHook, pushHook);
+        return with(c -> c.singleWriterMerge = singleWriterMerge);
     }
 
     /**
@@ -236,8 +230,7 @@ public record RingStatements(Sql bump, Sql upsert, Sql pushOne, Sql newestByHead
      * @return these statements with it; the others unchanged
      */
     public RingStatements withBump(Bump bumpHook) {
-        return new RingStatements(bump, upsert, pushOne, newestByHead, singleWriter, singleWriterMerge, bumpHook,
-                slotsHook, pushHook);
+        return with(c -> c.bumpHook = bumpHook);
     }
 
     /**
@@ -245,8 +238,7 @@ public record RingStatements(Sql bump, Sql upsert, Sql pushOne, Sql newestByHead
      * @return these statements with it; the others unchanged
      */
     public RingStatements withSlots(Slots slotsHook) {
-        return new RingStatements(bump, upsert, pushOne, newestByHead, singleWriter, singleWriterMerge, bumpHook,
-                slotsHook, pushHook);
+        return with(c -> c.slotsHook = slotsHook);
     }
 
     /**
@@ -254,7 +246,31 @@ public record RingStatements(Sql bump, Sql upsert, Sql pushOne, Sql newestByHead
      * @return these statements with it; the others unchanged
      */
     public RingStatements withPush(Push pushHook) {
-        return new RingStatements(bump, upsert, pushOne, newestByHead, singleWriter, singleWriterMerge, bumpHook,
-                slotsHook, pushHook);
+        return with(c -> c.pushHook = pushHook);
+    }
+
+    /** These statements with one component changed by {@code change}. */
+    private RingStatements with(java.util.function.Consumer<Copy> change) {
+        Copy copy = new Copy();
+        change.accept(copy);
+        return copy.build();
+    }
+
+    /** A copy of the components while one changes: the one place that names them all. */
+    private final class Copy {
+        private Sql bump = RingStatements.this.bump;
+        private Sql upsert = RingStatements.this.upsert;
+        private Sql pushOne = RingStatements.this.pushOne;
+        private Sql newestByHead = RingStatements.this.newestByHead;
+        private Sql singleWriter = RingStatements.this.singleWriter;
+        private Sql singleWriterMerge = RingStatements.this.singleWriterMerge;
+        private Bump bumpHook = RingStatements.this.bumpHook;
+        private Slots slotsHook = RingStatements.this.slotsHook;
+        private Push pushHook = RingStatements.this.pushHook;
+
+        private RingStatements build() {
+            return new RingStatements(bump, upsert, pushOne, newestByHead, singleWriter, singleWriterMerge, bumpHook,
+                    slotsHook, pushHook);
+        }
     }
 }

@@ -388,9 +388,9 @@ public final class StandardWorkStore implements WorkStore {
     }
 
     /**
-     * The portable form of each operation, as the hooks see it ({@link WorkForms.Portable}): the operation asked runs
-     * portably, and what it calls (other operations, steps) goes through the store, hooks included. Operations without
-     * a hook are the store's.
+     * The portable form of the operations the store does not run in one call to its parts, which the store runs when
+     * a hook declines, and of those the hooks may ask for ({@link WorkForms.Portable}): the operation asked runs
+     * portably, and what it calls (other operations, steps) goes through the store, hooks included.
      */
     private final class PortableOperations implements WorkForms.Portable {
 
@@ -404,17 +404,8 @@ public final class StandardWorkStore implements WorkStore {
             return keyed;
         }
 
-        @Override
-        public SqlOp<long[]> enqueue(List<String> payloads, int priority, long delayMs) {
-            return claims.enqueue(payloads, priority, delayMs);
-        }
-
-        @Override
-        public SqlOp<long[]> enqueue(List<String> payloads, int priority, long delayMs, String key,
-                                     String uniqueKey) {
-            if (key == null && uniqueKey == null) {
-                return enqueue(payloads, priority, delayMs);
-            }
+        /** The keyed enqueue, with a key or a unique key ({@link StandardWorkStore#enqueue} runs the others). */
+        SqlOp<long[]> enqueue(List<String> payloads, int priority, long delayMs, String key, String uniqueKey) {
             return SqlOp.transaction(c -> {
                 writeFirst(c);
                 return keyed.enqueue(c, keyedSteps, payloads, priority, delayMs, key, uniqueKey);
@@ -466,8 +457,7 @@ public final class StandardWorkStore implements WorkStore {
             return SqlOp.transaction(c -> new AckedAndClaimed(ackAll(c, ids, tokens), claim.run(c)));
         }
 
-        @Override
-        public SqlOp<List<Job>> claim(int max, long leaseMs, long token, ClaimRule rule) {
+        SqlOp<List<Job>> claim(int max, long leaseMs, long token, ClaimRule rule) {
             if (rule.plain()) {
                 return StandardWorkStore.this.claim(max, leaseMs, token);
             }
@@ -568,8 +558,7 @@ public final class StandardWorkStore implements WorkStore {
             return rule.fair() ? " ORDER BY j.key_seq, j.prio DESC, j.id" : " ORDER BY j.prio DESC, j.due_ms, j.id";
         }
 
-        @Override
-        public SqlOp<List<Job>> rotate(String cursor, int max, long leaseMs, long token) {
+        SqlOp<List<Job>> rotate(String cursor, int max, long leaseMs, long token) {
             return SqlOp.transaction(c -> rotation.rotate(c, rotationSteps, cursor, max, leaseMs, token));
         }
 
@@ -588,76 +577,6 @@ public final class StandardWorkStore implements WorkStore {
         @Override
         public SqlOp<Boolean> ack(long id, long token) {
             return leases.ack(id, token);
-        }
-
-        @Override
-        public SqlOp<Boolean> nack(long id, long token, long delayMs, int maxAttempts, String error) {
-            return leases.nack(id, token, delayMs, maxAttempts, error);
-        }
-
-        @Override
-        public SqlOp<Boolean> release(long id, long token) {
-            return leases.release(id, token);
-        }
-
-        @Override
-        public SqlOp<Integer> revive(OptionalLong id) {
-            return deadLetters.revive(id);
-        }
-
-        @Override
-        public SqlOp<Integer> bury(long[] ids, long token, String error) {
-            return StandardWorkStore.this.bury(ids, token, error);
-        }
-
-        @Override
-        public SqlOp<List<Job>> dead(int limit) {
-            return StandardWorkStore.this.dead(limit);
-        }
-
-        @Override
-        public SqlOp<Integer> purgeDead() {
-            return StandardWorkStore.this.purgeDead();
-        }
-
-        @Override
-        public SqlOp<Integer> releaseLeased(long[] tokens) {
-            return StandardWorkStore.this.releaseLeased(tokens);
-        }
-
-        @Override
-        public SqlOp<Boolean> extend(long id, long token, long leaseMs) {
-            return StandardWorkStore.this.extend(id, token, leaseMs);
-        }
-
-        @Override
-        public SqlOp<Set<Long>> extendAll(long[] ids, long[] tokens, long leaseMs) {
-            return StandardWorkStore.this.extendAll(ids, tokens, leaseMs);
-        }
-
-        @Override
-        public SqlOp<QueueStats> stats() {
-            return StandardWorkStore.this.stats();
-        }
-
-        @Override
-        public SqlOp<Map<String, QueueStats>> statsByKey(int limit) {
-            return StandardWorkStore.this.statsByKey(limit);
-        }
-
-        @Override
-        public SqlOp<Optional<JobInfo>> job(long id) {
-            return StandardWorkStore.this.job(id);
-        }
-
-        @Override
-        public SqlOp<List<JobInfo>> jobs(JobState state, String key, boolean newestFirst, long after, int limit) {
-            return StandardWorkStore.this.jobs(state, key, newestFirst, after, limit);
-        }
-
-        @Override
-        public SqlOp<CancelOutcome> cancel(long id) {
-            return StandardWorkStore.this.cancel(id);
         }
     }
 }

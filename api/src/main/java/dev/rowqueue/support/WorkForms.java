@@ -20,7 +20,7 @@ import java.util.function.UnaryOperator;
  *
  * <p>Every method has a default that returns {@code null}: the store then runs its portable operation or step. An
  * operation hook ({@link #enqueue}, {@link #claim}, ...) replaces one operation of {@link WorkStore}, and may decline
- * a call (return {@code null}) or delegate to the portable operation ({@link Portable}); a step hook
+ * a call (return {@code null}) or delegate to the portable operations that {@link Portable} offers; a step hook
  * ({@link #leaseAndRead}, {@link #insertKeyed}, {@link #keyedCandidates}) replaces one step that the portable
  * operations take, wherever they take it. The portable operations run the hooks of their steps, and the operations they
  * call (a portable {@code ackAndClaim} calls {@link #ack} and {@link #claim}) run through the hooks too; only the
@@ -44,10 +44,29 @@ public interface WorkForms {
     }
 
     /**
-     * What a hook may ask of the core's store: its portable operations (as {@link WorkStore}: each runs the portable
-     * form of the operation asked, with every hook of its steps) and the parts its statements are made of.
+     * What a hook may ask of the core's store: the portable form of the operations hooks delegate to (each runs the
+     * portable form of the operation asked, with every hook of its steps) and the parts its statements are made of.
      */
-    interface Portable extends WorkStore {
+    interface Portable {
+
+        /** @return the portable claim ({@link WorkStore#claim(int, long, long)}, same parameters) */
+        SqlOp<List<Job>> claim(int max, long leaseMs, long token);
+
+        /**
+         * @return the portable acks and claim, in one transaction
+         *         ({@link WorkStore#ackAndClaim(long[], long[], int, long, long)}, same parameters)
+         */
+        SqlOp<AckedAndClaimed> ackAndClaim(long[] ids, long[] tokens, int max, long leaseMs, long token);
+
+        /**
+         * @return the portable acks and claim under a rule, in one transaction
+         *         ({@link WorkStore#ackAndClaim(long[], long[], int, long, long, ClaimRule)}, same parameters)
+         */
+        SqlOp<AckedAndClaimed> ackAndClaim(long[] ids, long[] tokens, int max, long leaseMs, long token,
+                                           ClaimRule rule);
+
+        /** @return the portable ack ({@link WorkStore#ack}, same parameters) */
+        SqlOp<Boolean> ack(long id, long token);
 
         /** @return the statements of claims and enqueues (candidates, leases, one-statement claims) */
         Claims claims();

@@ -98,8 +98,7 @@ public record WorkStatements(Sql enqueueOne, Sql claimable, Sql claim, Sql curso
      * @return these statements with it; the others unchanged
      */
     public WorkStatements withEnqueueOne(Sql enqueueOne) {
-        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window, byId, gate, writeFirst,
-                unlockedKeyedCandidates, before, forms);
+        return with(c -> c.enqueueOne = enqueueOne);
     }
 
     /**
@@ -107,8 +106,7 @@ public record WorkStatements(Sql enqueueOne, Sql claimable, Sql claim, Sql curso
      * @return these statements with it; the others unchanged
      */
     public WorkStatements withClaimable(Sql claimable) {
-        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window, byId, gate, writeFirst,
-                unlockedKeyedCandidates, before, forms);
+        return with(c -> c.claimable = claimable);
     }
 
     /**
@@ -116,8 +114,7 @@ public record WorkStatements(Sql enqueueOne, Sql claimable, Sql claim, Sql curso
      * @return these statements with it; the others unchanged
      */
     public WorkStatements withClaim(Sql claim) {
-        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window, byId, gate, writeFirst,
-                unlockedKeyedCandidates, before, forms);
+        return with(c -> c.claim = claim);
     }
 
     /**
@@ -125,8 +122,7 @@ public record WorkStatements(Sql enqueueOne, Sql claimable, Sql claim, Sql curso
      * @return these statements with it; the others unchanged
      */
     public WorkStatements withCursor(Sql cursor) {
-        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window, byId, gate, writeFirst,
-                unlockedKeyedCandidates, before, forms);
+        return with(c -> c.cursor = cursor);
     }
 
     /**
@@ -134,8 +130,7 @@ public record WorkStatements(Sql enqueueOne, Sql claimable, Sql claim, Sql curso
      * @return these statements with it; the others unchanged
      */
     public WorkStatements withLeaseReturning(String leaseReturning) {
-        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window, byId, gate, writeFirst,
-                unlockedKeyedCandidates, before, forms);
+        return with(c -> c.leaseReturning = leaseReturning);
     }
 
     /**
@@ -143,8 +138,7 @@ public record WorkStatements(Sql enqueueOne, Sql claimable, Sql claim, Sql curso
      * @return these statements with it; the others unchanged
      */
     public WorkStatements withWindow(ClaimWindow window) {
-        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window, byId, gate, writeFirst,
-                unlockedKeyedCandidates, before, forms);
+        return with(c -> c.window = window);
     }
 
     /**
@@ -180,8 +174,7 @@ public record WorkStatements(Sql enqueueOne, Sql claimable, Sql claim, Sql curso
      * @return these statements with it; the others unchanged
      */
     public WorkStatements withById(ById byId) {
-        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window, byId, gate, writeFirst,
-                unlockedKeyedCandidates, before, forms);
+        return with(c -> c.byId = byId);
     }
 
     /**
@@ -189,8 +182,7 @@ public record WorkStatements(Sql enqueueOne, Sql claimable, Sql claim, Sql curso
      * @return these statements with it; the others unchanged
      */
     public WorkStatements withGate(Sql gate) {
-        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window, byId, gate, writeFirst,
-                unlockedKeyedCandidates, before, forms);
+        return with(c -> c.gate = gate);
     }
 
     /**
@@ -198,8 +190,7 @@ public record WorkStatements(Sql enqueueOne, Sql claimable, Sql claim, Sql curso
      * @return these statements with it; the others unchanged
      */
     public WorkStatements withWriteFirst(Sql writeFirst) {
-        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window, byId, gate, writeFirst,
-                unlockedKeyedCandidates, before, forms);
+        return with(c -> c.writeFirst = writeFirst);
     }
 
     /**
@@ -207,8 +198,7 @@ public record WorkStatements(Sql enqueueOne, Sql claimable, Sql claim, Sql curso
      *         ({@link #unlockedKeyedCandidates()})
      */
     public WorkStatements withUnlockedKeyedCandidates() {
-        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window, byId, gate, writeFirst,
-                true, before, forms);
+        return with(c -> c.unlockedKeyedCandidates = true);
     }
 
     /**
@@ -216,8 +206,7 @@ public record WorkStatements(Sql enqueueOne, Sql claimable, Sql claim, Sql curso
      * @return these statements with it; the others unchanged
      */
     public WorkStatements withBefore(java.util.function.BinaryOperator<String> before) {
-        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window, byId, gate, writeFirst,
-                unlockedKeyedCandidates, before, forms);
+        return with(c -> c.before = before);
     }
 
     /**
@@ -225,7 +214,34 @@ public record WorkStatements(Sql enqueueOne, Sql claimable, Sql claim, Sql curso
      * @return these statements with them; the others unchanged
      */
     public WorkStatements withForms(WorkForms.Factory forms) {
-        return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window, byId, gate, writeFirst,
-                unlockedKeyedCandidates, before, forms);
+        return with(c -> c.forms = forms);
+    }
+
+    /** These statements with one component changed by {@code change}. */
+    private WorkStatements with(java.util.function.Consumer<Copy> change) {
+        Copy copy = new Copy();
+        change.accept(copy);
+        return copy.build();
+    }
+
+    /** A copy of the components while one changes: the one place that names them all. */
+    private final class Copy {
+        private Sql enqueueOne = WorkStatements.this.enqueueOne;
+        private Sql claimable = WorkStatements.this.claimable;
+        private Sql claim = WorkStatements.this.claim;
+        private Sql cursor = WorkStatements.this.cursor;
+        private String leaseReturning = WorkStatements.this.leaseReturning;
+        private ClaimWindow window = WorkStatements.this.window;
+        private ById byId = WorkStatements.this.byId;
+        private Sql gate = WorkStatements.this.gate;
+        private Sql writeFirst = WorkStatements.this.writeFirst;
+        private boolean unlockedKeyedCandidates = WorkStatements.this.unlockedKeyedCandidates;
+        private java.util.function.BinaryOperator<String> before = WorkStatements.this.before;
+        private WorkForms.Factory forms = WorkStatements.this.forms;
+
+        private WorkStatements build() {
+            return new WorkStatements(enqueueOne, claimable, claim, cursor, leaseReturning, window, byId, gate,
+                    writeFirst, unlockedKeyedCandidates, before, forms);
+        }
     }
 }

@@ -59,11 +59,6 @@ final class MySqlRing implements RingStatements.Bump, RingStatements.Slots, Ring
     /** MariaDB's ER_CONSTRAINT_FAILED: the check {@code seq >= 0} failed, so the push trigger is gone. */
     private static final int CONSTRAINT_FAILED = 4025;
 
-    /** Rows per slot-write statement, so that a large batch stays far below {@code max_allowed_packet}. */
-    private static final int MAX_ROWS = 100;
-    /** Payload characters per slot-write statement (at most 3 bytes each in UTF-8, about 3 MB). */
-    private static final long MAX_CHARS = 1_000_000;
-
     private final MySqlDialect mysql;
     private final RingTables t;
     private final Sql bump;
@@ -296,24 +291,10 @@ final class MySqlRing implements RingStatements.Bump, RingStatements.Slots, Ring
 
     /**
      * @param payloads a push
-     * @return the indexes of the payloads it writes (the last {@code capacity}), in statements of at most
-     *         {@value #MAX_ROWS} rows and {@value #MAX_CHARS} characters
+     * @return the indexes of the payloads it writes (the last {@code capacity}), in statements ({@link Chunks})
      */
     private static List<List<Integer>> chunks(RingStatements.Ring ring, List<String> payloads) {
-        List<List<Integer>> chunks = new ArrayList<>();
-        List<Integer> chunk = new ArrayList<>();
-        long chars = 0;
-        for (int i = ring.firstWritten(payloads.size()); i < payloads.size(); i++) {
-            if (!chunk.isEmpty() && (chunk.size() == MAX_ROWS || chars + payloads.get(i).length() > MAX_CHARS)) {
-                chunks.add(chunk);
-                chunk = new ArrayList<>();
-                chars = 0;
-            }
-            chunk.add(i);
-            chars += payloads.get(i).length();
-        }
-        chunks.add(chunk);
-        return chunks;
+        return Chunks.of(payloads, ring.firstWritten(payloads.size()));
     }
 
     private void write(Connection c, RingStatements.Ring ring, String group, long firstSeq, List<String> payloads,

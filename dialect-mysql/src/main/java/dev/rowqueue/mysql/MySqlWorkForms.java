@@ -59,11 +59,6 @@ import java.util.Set;
  */
 final class MySqlWorkForms implements WorkForms {
 
-    /** Rows per {@code INSERT ... RETURNING}, so that a batch stays far below {@code max_allowed_packet}. */
-    private static final int MAX_ROWS = 100;
-    /** Payload characters per {@code INSERT ... RETURNING}. */
-    private static final long MAX_CHARS = 1_000_000;
-
     private static final long[] NONE = {};
 
     private final MySqlDialect dialect;
@@ -209,7 +204,7 @@ final class MySqlWorkForms implements WorkForms {
     @Override
     public SqlOp<long[]> enqueue(List<String> payloads, int priority, long delayMs) {
         if (returning) {
-            List<List<Integer>> chunks = chunks(payloads);
+            List<List<Integer>> chunks = Chunks.of(payloads, 0);
             SqlOp<long[]> body = c -> {
                 long[] ids = new long[payloads.size()];
                 for (List<Integer> chunk : chunks) {
@@ -235,23 +230,6 @@ final class MySqlWorkForms implements WorkForms {
             });
         }
         return null; // the portable enqueue: one INSERT per job, in a transaction
-    }
-
-    private static List<List<Integer>> chunks(List<String> payloads) {
-        List<List<Integer>> chunks = new ArrayList<>();
-        List<Integer> chunk = new ArrayList<>();
-        long chars = 0;
-        for (int i = 0; i < payloads.size(); i++) {
-            if (!chunk.isEmpty() && (chunk.size() == MAX_ROWS || chars + payloads.get(i).length() > MAX_CHARS)) {
-                chunks.add(chunk);
-                chunk = new ArrayList<>();
-                chars = 0;
-            }
-            chunk.add(i);
-            chars += payloads.get(i).length();
-        }
-        chunks.add(chunk);
-        return chunks;
     }
 
     private void insertReturning(Connection c, List<String> payloads, List<Integer> rows, int priority, long delayMs,
