@@ -92,14 +92,23 @@ public final class DefaultRowQueues implements RowQueues {
         }
 
         /**
+         * @return whether {@link #waitOn()} wakes only for this instance's writes, so that a waiter still polls, with
+         *         backoff, for the other instances'
+         */
+        boolean waitOnPolls() {
+            return wakeups == null;
+        }
+
+        /**
          * Tells this instance's waiters of a queue that jobs became claimable now, where the dialect does not (its
-         * statements signal on their own).
+         * statements signal on their own): once the operation that made them claimable has committed, which is at
+         * the caller's commit where it joined the caller's transaction ({@link Executor#afterCommit}).
          *
          * @param queue the queue's name
          */
         void claimable(String queue) {
             if (local != null) {
-                local.signal(queue);
+                executor.afterCommit(() -> local.signal(queue));
             }
         }
 

@@ -187,7 +187,7 @@ final class DefaultWorkQueue implements WorkerQueue {
         long waitNanos = TimeUnit.MILLISECONDS.toNanos(Validation.notNegative("maxWait", maxWait));
         long deadline = System.nanoTime() + waitNanos;
         WakeupSource wakeups = context.waitOn();
-        boolean polls = context.wakeups() == null; // wake-ups of this instance's writes only: poll for the others'
+        boolean polls = context.waitOnPolls();
         long pause = FIRST_POLL_NANOS;
         long maxPause = context.pollInterval().toNanos();
         while (true) {
@@ -575,7 +575,7 @@ final class DefaultWorkQueue implements WorkerQueue {
         WorkerQueue own = context.handle(new DefaultWorkQueue(name, options, store, context.own()),
                 ObservedWorkQueue::new);
         return new DefaultWorker(own, handler, workerOptions, options.leaseDuration(), context.pollInterval(),
-                context.waitOn(), context.wakeups() == null);
+                context.waitOn(), context.waitOnPolls());
     }
 
     @Override

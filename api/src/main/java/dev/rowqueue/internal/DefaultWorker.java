@@ -216,14 +216,16 @@ final class DefaultWorker implements Worker {
                 }
                 if (ticket != null && !polls) {
                     awaitTicket(ticket, pollMs);
-                } else if (ticket != null) {
-                    // this instance's writes wake it; the others' are seen by polling, with the backoff
-                    awaitTicket(ticket, jitter(pause));
-                    pause = Math.min(pause * 2, pollMs);
-                } else {
-                    lifecycle.await(jitter(pause), seen);
-                    pause = Math.min(pause * 2, pollMs);
+                    continue;
                 }
+                // polling with backoff; with a ticket, this instance's writes wake it early, the others' are polled
+                long wait = jitter(pause);
+                if (ticket != null) {
+                    awaitTicket(ticket, wait);
+                } else {
+                    lifecycle.await(wait, seen);
+                }
+                pause = Math.min(pause * 2, pollMs);
             } catch (RuntimeException e) {
                 acks.putBack(riding, e instanceof dev.rowqueue.UnknownCommitOutcomeException);
                 if (!lifecycle.isRunning()) {

@@ -61,4 +61,16 @@ interface Executor {
     default <R> R withCaller(String what, Function<Connection, R> body) {
         return body.apply(null);
     }
+
+    /**
+     * Runs {@code action} once the operation this thread just ran here has committed: at once where operations commit
+     * before {@link #run} returns, or leave their commit to a caller who holds the connection ({@code
+     * using(connection)}: rowqueue cannot see that commit); at the commit of the caller's transaction where this
+     * executor joined one and its binding can tell ({@link dev.rowqueue.spi.TransactionBinding#afterCommit}).
+     *
+     * @param action what to run; cheap, never throws
+     */
+    default void afterCommit(Runnable action) {
+        action.run();
+    }
 }

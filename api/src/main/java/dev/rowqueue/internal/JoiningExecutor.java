@@ -47,6 +47,20 @@ final class JoiningExecutor implements Executor {
                 : new BoundExecutor(c, dialect).run(what, op));
     }
 
+    @Override
+    public void afterCommit(Runnable action) {
+        boolean registered;
+        try {
+            registered = binding.afterCommit(dataSource, action);
+        } catch (RuntimeException e) {
+            log.warn("rowqueue: the transaction binding failed to register an after-commit wake-up; waking now", e);
+            registered = false;
+        }
+        if (!registered) {
+            action.run();
+        }
+    }
+
     /**
      * Asks the binding once for the caller's transaction and runs {@code body} with its connection, or with
      * {@code null} when there is none, then hands the connection back.

@@ -54,4 +54,24 @@ public interface TransactionBinding {
      * @throws SQLException if releasing fails
      */
     void release(Connection connection, DataSource dataSource) throws SQLException;
+
+    /**
+     * Runs {@code action} once the calling thread's transaction on {@code dataSource} has committed, and never if it
+     * rolls back. rowqueue asks right after an operation that joined that transaction made jobs claimable at once (an
+     * enqueue due now, a nack without delay, a release, a revive), to wake this instance's idle workers and blocking
+     * claims when the jobs are visible to them: woken before the commit, they would find nothing and see the jobs
+     * only at their next poll.
+     *
+     * <p>The default registers nothing and returns {@code false}: rowqueue then runs {@code action} at once. Only
+     * waiters of databases without a wake-up channel of their own are concerned; where the dialect's statements
+     * signal (PostgreSQL's {@code NOTIFY}), the database delivers at the commit anyway.
+     *
+     * @param dataSource the data source the {@link dev.rowqueue.RowQueues} instance was built on
+     * @param action     what to run after the commit; cheap, never throws
+     * @return whether {@code action} will run after the transaction commits; {@code false} if the thread has no
+     *         transaction on {@code dataSource} or the binding cannot tell when it commits
+     */
+    default boolean afterCommit(DataSource dataSource, Runnable action) {
+        return false;
+    }
 }

@@ -32,6 +32,20 @@ class LocalWakeupsTest {
      * second), so the test fails with the wake-up removed, for all waiters at once but with odds far below a
      * thousandth.
      */
+    /**
+     * @param q a queue
+     * @return a blocking claim of one job, waiting up to a minute on a thread of its own, that acks what it gets: when
+     *         it got it ({@link System#nanoTime()}), or -1 if nothing
+     */
+    static CompletableFuture<Long> blockingClaim(WorkQueue q) {
+        return CompletableFuture.supplyAsync(() -> {
+            List<Job> jobs = q.claim(1, Duration.ofMinutes(1));
+            long at = System.nanoTime();
+            jobs.forEach(q::ack);
+            return jobs.isEmpty() ? -1 : at;
+        }, runnable -> new Thread(runnable, "blocking-claim").start());
+    }
+
     @Test
     void an_enqueue_wakes_idle_workers_and_blocking_claims_of_its_own_instance() throws Exception {
         JdbcDataSource ds = new JdbcDataSource();
@@ -42,12 +56,7 @@ class LocalWakeupsTest {
             for (int i = 0; i < 6; i++) {
                 WorkQueue q = rq.workQueue("blocking_" + i).create();
                 claimed.add(q);
-                claims.add(CompletableFuture.supplyAsync(() -> {
-                    List<Job> jobs = q.claim(1, Duration.ofMinutes(1));
-                    long at = System.nanoTime();
-                    jobs.forEach(q::ack);
-                    return jobs.isEmpty() ? -1 : at;
-                }, runnable -> new Thread(runnable, "blocking-claim").start()));
+                claims.add(blockingClaim(q));
             }
             List<WorkQueue> worked = new ArrayList<>();
             List<Worker> workers = new ArrayList<>();

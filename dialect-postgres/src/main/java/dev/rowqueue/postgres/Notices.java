@@ -1,6 +1,5 @@
 package dev.rowqueue.postgres;
 
-import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -18,10 +17,10 @@ final class Notices {
     private final AtomicBoolean sending = new AtomicBoolean();
     private final AtomicBoolean owed = new AtomicBoolean();
 
-    /** Sends one notification, after the commits it covers. */
+    /** Sends one notification, after the commits it covers; reports its own failures, never throws. */
     @FunctionalInterface
     interface Send {
-        void send() throws SQLException;
+        void send();
     }
 
     /** @return whether the caller leads: it sends its notification in its statement, and must call {@link #led} */
@@ -33,9 +32,8 @@ final class Notices {
      * Ends a lead, once its statement returned (committed or failed), and sends what became owed meanwhile.
      *
      * @param send sends a notification
-     * @throws SQLException if sending failed
      */
-    void led(Send send) throws SQLException {
+    void led(Send send) {
         sending.set(false);
         settle(send);
     }
@@ -44,14 +42,13 @@ final class Notices {
      * Records that an enqueue committed without a notification, and sends one unless one in flight will.
      *
      * @param send sends a notification
-     * @throws SQLException if sending failed
      */
-    void owe(Send send) throws SQLException {
+    void owe(Send send) {
         owed.set(true);
         settle(send);
     }
 
-    private void settle(Send send) throws SQLException {
+    private void settle(Send send) {
         // re-checked after each send: an enqueue that marked a notification owed while this one was in flight, and
         // failed to take the turn, is covered by the next round of this loop
         while (owed.get() && sending.compareAndSet(false, true)) {

@@ -48,11 +48,12 @@ import static dev.rowqueue.support.Claims.inClaimOrder;
  * {@code (prio DESC, due_ms, id) WHERE state = 0}, so dead jobs cost it nothing.
  *
  * <p>Enqueue is one statement: {@code INSERT ... VALUES (...) RETURNING id} for one job, {@code INSERT ... SELECT
- * FROM unnest(:payloads) ... RETURNING id} for a batch; enqueue,
- * nack, release and revive send {@code pg_notify('rowqueue_<queue>', <delay ms>)} in the same statement when the
- * dialect notifies (option {@code notify}, on by default), so the notification is delivered exactly when the work
- * commits; enqueues due now that run at once in auto-commit mode share their notifications ({@link Notices}). Rotation cursors are created and locked with one upsert, and the claim gate of claims under a per-key
- * limit is a transaction-level advisory lock ({@link #advisoryLock}).
+ * FROM unnest(:payloads) ... RETURNING id} for a batch; enqueue, nack, release and revive send {@code
+ * pg_notify('rowqueue_<queue>', <delay ms>)} in the same statement when the dialect notifies (option {@code notify},
+ * on by default), so the notification is delivered exactly when the work commits; enqueues due now that run at once in
+ * auto-commit mode share their notifications ({@link Notices}). Rotation cursors are created and locked with one
+ * upsert, and the claim gate of claims under a per-key limit is a transaction-level advisory lock ({@link
+ * #advisoryLock}).
  */
 final class PostgresWorkForms implements WorkForms {
 
@@ -138,17 +139,18 @@ final class PostgresWorkForms implements WorkForms {
         String insert = "INSERT INTO " + jobs + " (payload, prio, state, due_ms, attempts, enqueued_ms)"
                 + " SELECT p.payload, :prio, " + WorkTables.LIVE + ", " + now + " + :delay, 0, " + now + " FROM "
                 + PgArrays.payloadRows("payloads") + " ORDER BY p.ord RETURNING id";
+        String quiet = "WITH ins AS (" + insert + ") SELECT id FROM ins ORDER BY id";
         enqueue = Sql.of(notify
                 ? "WITH ins AS (" + insert + "), note AS (SELECT pg_notify(:channel, CAST(:delay AS TEXT)) AS sent)"
                         + " SELECT ins.id FROM ins CROSS JOIN note ORDER BY ins.id"
-                : "WITH ins AS (" + insert + ") SELECT id FROM ins ORDER BY id");
+                : quiet);
         String insertOne = "INSERT INTO " + jobs + " (payload, prio, state, due_ms, attempts, enqueued_ms) VALUES"
                 + " (:payload, :prio, " + WorkTables.LIVE + ", " + now + " + :delay, 0, " + now + ") RETURNING id";
         enqueueOne = Sql.of(notify
                 ? "WITH ins AS (" + insertOne + "), note AS (SELECT pg_notify(:channel, CAST(:delay AS TEXT)) AS sent)"
                         + " SELECT ins.id FROM ins CROSS JOIN note"
                 : insertOne);
-        enqueueQuiet = notify ? Sql.of("WITH ins AS (" + insert + ") SELECT id FROM ins ORDER BY id") : null;
+        enqueueQuiet = notify ? Sql.of(quiet) : null;
         enqueueOneQuiet = notify ? Sql.of(insertOne) : null;
         notifyNow = Sql.of("SELECT pg_notify(:channel, '0')");
         notices = dialect.notices(channel);

@@ -2,7 +2,6 @@ package dev.rowqueue.postgres;
 
 import org.junit.jupiter.api.Test;
 
-import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -22,8 +21,7 @@ class NoticesTest {
     private final Notices.Send send = sent::incrementAndGet;
 
     @Test
-    void a_follower_that_commits_while_the_leader_is_in_flight_is_notified_by_the_leader_when_it_ends()
-            throws SQLException {
+    void a_follower_that_commits_while_the_leader_is_in_flight_is_notified_by_the_leader_when_it_ends() {
         assertTrue(notices.lead(), "nothing in flight: the first enqueue leads");
         assertFalse(notices.lead(), "a second one follows");
         notices.owe(send);
@@ -35,7 +33,7 @@ class NoticesTest {
     }
 
     @Test
-    void a_follower_that_commits_after_the_leader_ended_sends_its_own() throws SQLException {
+    void a_follower_that_commits_after_the_leader_ended_sends_its_own() {
         assertTrue(notices.lead());
         assertFalse(notices.lead(), "follows the leader in flight");
         notices.led(send);
@@ -46,7 +44,7 @@ class NoticesTest {
     }
 
     @Test
-    void many_followers_of_one_leader_share_one_notification() throws SQLException {
+    void many_followers_of_one_leader_share_one_notification() {
         assertTrue(notices.lead());
         for (int i = 0; i < 10; i++) {
             assertFalse(notices.lead());
@@ -57,12 +55,12 @@ class NoticesTest {
     }
 
     @Test
-    void a_failed_send_leaves_nothing_in_flight() throws SQLException {
+    void a_failed_send_leaves_nothing_in_flight() {
         assertTrue(notices.lead());
         assertFalse(notices.lead());
         notices.owe(send);
-        assertThrows(SQLException.class, () -> notices.led(() -> {
-            throw new SQLException("connection lost");
+        assertThrows(IllegalStateException.class, () -> notices.led(() -> {
+            throw new IllegalStateException("a send that throws after all");
         }));
         assertTrue(notices.lead(), "the failed send released its turn");
     }

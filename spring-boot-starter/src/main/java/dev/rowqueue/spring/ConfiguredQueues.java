@@ -57,10 +57,18 @@ public class ConfiguredQueues {
     /**
      * @param name a work queue's name
      * @return {@link WorkQueueOptions#defaults()} with what {@code rowqueue.work-queues.<name>.*} sets
+     * @throws IllegalArgumentException naming the queue's properties, when the options refuse what they set
      */
     public WorkQueueOptions workQueueOptions(String name) {
         RowQueueProperties.WorkQueue configured = properties.workQueue(name);
-        return configured == null ? WorkQueueOptions.defaults() : configured.applyTo(WorkQueueOptions.defaults());
+        if (configured == null) {
+            return WorkQueueOptions.defaults();
+        }
+        try {
+            return configured.applyTo(WorkQueueOptions.defaults());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("rowqueue.work-queues." + name + ": " + e.getMessage(), e);
+        }
     }
 
     /**

@@ -431,6 +431,15 @@ public class RowQueueProperties {
         /** Whether claims take turns between keys instead of following priority, due time and id. Unset: false. */
         private Boolean fairClaims;
 
+        /**
+         * How many jobs claims may start in any window of {@code rate-window}, across every consumer and node (1 to
+         * 100,000); set with {@code rate-window}. Every consumer of the queue must use the same limit. Unset: no limit.
+         */
+        private Integer rateLimit;
+
+        /** The window of {@code rate-limit} (1 ms to 1 day); set with {@code rate-limit}. */
+        private Duration rateWindow;
+
         /** Options of workers of this queue declared as beans without explicit WorkerOptions. */
         private final Worker worker = new Worker();
 
@@ -482,6 +491,22 @@ public class RowQueueProperties {
             this.fairClaims = fairClaims;
         }
 
+        public Integer getRateLimit() {
+            return rateLimit;
+        }
+
+        public void setRateLimit(Integer rateLimit) {
+            this.rateLimit = rateLimit;
+        }
+
+        public Duration getRateWindow() {
+            return rateWindow;
+        }
+
+        public void setRateWindow(Duration rateWindow) {
+            this.rateWindow = rateWindow;
+        }
+
         public Worker getWorker() {
             return worker;
         }
@@ -489,6 +514,8 @@ public class RowQueueProperties {
         /**
          * @param base the options to start from
          * @return {@code base} with the fields set here
+         * @throws IllegalArgumentException for a value the options refuse, or a rate limit without its window (or the
+         *                                  other way round)
          */
         WorkQueueOptions applyTo(WorkQueueOptions base) {
             WorkQueueOptions o = base;
@@ -507,6 +534,14 @@ public class RowQueueProperties {
             }
             if (fairClaims != null) {
                 o = o.withFairClaims(fairClaims);
+            }
+            if (rateLimit != null || rateWindow != null) {
+                if (rateLimit == null || rateWindow == null) {
+                    throw new IllegalArgumentException("rate-limit and rate-window are set together (for example"
+                            + " rate-limit=50 and rate-window=1s), got rate-limit=" + rateLimit + " and rate-window="
+                            + rateWindow);
+                }
+                o = o.withRateLimit(rateLimit, rateWindow);
             }
             return o;
         }

@@ -4,6 +4,7 @@ import dev.rowqueue.spi.TransactionBinding;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import javax.sql.DataSource;
@@ -55,6 +56,36 @@ public final class SpringTransactionBinding implements TransactionBinding {
     @Override
     public void release(Connection connection, DataSource dataSource) throws SQLException {
         DataSourceUtils.doReleaseConnection(connection, dataSource);
+    }
+
+    /**
+     * Registers {@code action} as a transaction synchronization's {@code afterCommit} when the thread's actual
+     * transaction covers {@code dataSource} (the rule of {@link #currentConnection}) and synchronization is active.
+     */
+    @Override
+    public boolean afterCommit(DataSource dataSource, Runnable action) {
+        if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+            return false;
+        }
+        Connection c;
+        try {
+            c = currentConnection(dataSource);
+        } catch (SQLException | RuntimeException e) {
+            log.debug("rowqueue: cannot tell whether the current transaction covers {}; waking at once", dataSource,
+                    e);
+            return false;
+        }
+        if (c == null) {
+            return false;
+        }
+        DataSourceUtils.releaseConnection(c, dataSource);
+        TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+            @Override
+            public void afterCommit() {
+                action.run();
+            }
+        });
+        return true;
     }
 
     @Override

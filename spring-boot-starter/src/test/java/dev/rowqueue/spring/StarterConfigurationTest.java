@@ -78,6 +78,11 @@ class StarterConfigurationTest {
                         "rowqueue.work-queues[order_events].max-attempts=3",
                         "rowqueue.work-queues.tenants.max-leased-per-key=1",
                         "rowqueue.work-queues.tenants.fair-claims=true",
+                        "rowqueue.work-queues.partner_api.rate-limit=50",
+                        "rowqueue.work-queues.partner_api.rate-window=1s",
+                        "rowqueue.work-queues.half_set.rate-limit=50",
+                        "rowqueue.work-queues.too_fast.rate-limit=0",
+                        "rowqueue.work-queues.too_fast.rate-window=1s",
                         "rowqueue.rings.recent.capacity=3",
                         "rowqueue.rings.recent.strategy=single-writer")
                 .run(ctx -> {
@@ -96,6 +101,14 @@ class StarterConfigurationTest {
                     assertThat(queues.workQueue("tenants").options()).isEqualTo(WorkQueueOptions.defaults()
                             .withMaxLeasedPerKey(1).withFairClaims(true));
                     assertThat(queues.workQueue("unconfigured").options()).isEqualTo(WorkQueueOptions.defaults());
+                    assertThat(queues.workQueue("partner_api").options()).isEqualTo(WorkQueueOptions.defaults()
+                            .withRateLimit(50, Duration.ofSeconds(1)));
+                    assertThatThrownBy(() -> queues.workQueue("half_set"))
+                            .isInstanceOf(IllegalArgumentException.class)
+                            .hasMessageContaining("rowqueue.work-queues.half_set: rate-limit and rate-window are set"
+                                    + " together");
+                    assertThatThrownBy(() -> queues.workQueue("too_fast"))
+                            .hasMessageContaining("rowqueue.work-queues.too_fast: a rate limit's window must be");
 
                     WorkerOptions w = queues.workerOptions("emails");
                     assertThat(w.threads()).isEqualTo(3);

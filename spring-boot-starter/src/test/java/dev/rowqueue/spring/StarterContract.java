@@ -29,6 +29,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.stream.IntStream;
 
@@ -147,6 +148,30 @@ abstract class StarterContract {
         });
 
         assertThat(drain(q)).containsExactly("inner, committed");
+    }
+
+    @Test
+    void the_binding_wakes_waiters_at_the_commit_of_the_callers_transaction_and_never_after_a_rollback() {
+        SpringTransactionBinding binding = new SpringTransactionBinding();
+        DataSource ds = jdbc.getDataSource();
+        AtomicInteger woken = new AtomicInteger();
+        Runnable wake = woken::incrementAndGet;
+        assertThat(binding.afterCommit(ds, wake)).as("no transaction: the caller wakes at once").isFalse();
+        TransactionTemplate supports = new TransactionTemplate(transactions);
+        supports.setPropagationBehavior(TransactionDefinition.PROPAGATION_SUPPORTS);
+        supports.executeWithoutResult(status -> assertThat(binding.afterCommit(ds, wake))
+                .as("SUPPORTS: synchronization without an actual transaction").isFalse());
+        TransactionTemplate required = new TransactionTemplate(transactions);
+        required.executeWithoutResult(status -> {
+            assertThat(binding.afterCommit(ds, wake)).as("registered").isTrue();
+            assertThat(woken).as("not before the commit").hasValue(0);
+        });
+        assertThat(woken).as("at the commit").hasValue(1);
+        required.executeWithoutResult(status -> {
+            assertThat(binding.afterCommit(ds, wake)).isTrue();
+            status.setRollbackOnly();
+        });
+        assertThat(woken).as("never after a rollback").hasValue(1);
     }
 
     // ------------------------------------------------------------------ workers
