@@ -268,15 +268,57 @@ class ServerBehaviourTest extends EmbeddedServerTest {
 
     @ParameterizedTest
     @EnumSource(EmbeddedMariaDb.Driver.class)
-    void a_batch_enqueue_is_one_insert_returning_statement_on_mariadb(EmbeddedMariaDb.Driver driver) {
+    void a_batch_enqueue_is_one_compound_insert_returning_that_reads_the_clock_once(EmbeddedMariaDb.Driver driver)
+            throws SQLException {
         CountingDataSource counting = new CountingDataSource(pools.get(driver));
         try (RowQueues rq = RowQueues.builder(counting).build()) {
             WorkQueue q = rq.workQueue(name("wq", driver)).create();
-            long before = counting.executions();
-            List<Long> ids = q.enqueueAll(List.of("a", "b", "c"), Enqueue.defaults());
-            assertEquals(1, counting.executions() - before);
+            counting.record();
+            List<Long> ids = q.enqueueAll(List.of("a", "b", "c"), Enqueue.defaults().withPriority(3));
+            List<String> sent = counting.recorded();
+            assertEquals(1, sent.size(), sent.toString());
+            assertTrue(sent.get(0).startsWith("BEGIN NOT ATOMIC DECLARE v_now BIGINT DEFAULT")
+                    && sent.get(0).endsWith("RETURNING id; END"), sent.get(0));
+            assertEquals(1, sent.get(0).split("UTC_TIMESTAMP", -1).length - 1, "the clock is read once");
             assertEquals(List.of(ids.get(0), ids.get(0) + 1, ids.get(0) + 2), ids);
-            assertEquals(ids, q.claim(3).stream().map(Job::id).toList());
+            List<Job> claimed = q.claim(3);
+            assertEquals(ids, claimed.stream().map(Job::id).toList());
+            assertEquals(List.of("a", "b", "c"), claimed.stream().map(Job::payload).toList(), "ids in payload order");
+            assertTrue(claimed.stream().allMatch(j -> j.priority() == 3));
+            List<Long> delayed = q.enqueueAll(List.of("x", "y"), Enqueue.defaults().withDelay(Duration.ofHours(1)));
+            try (Connection c = connect(driver); Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT id, payload, prio, state, attempts, enqueued_ms, due_ms FROM "
+                         + q.name() + " WHERE id >= " + delayed.get(0) + " ORDER BY id")) {
+                for (int i = 0; i < 2; i++) {
+                    assertTrue(rs.next());
+                    assertEquals(delayed.get(i), rs.getLong("id"));
+                    assertEquals(List.of("x", "y").get(i), rs.getString("payload"));
+                    assertEquals(0, rs.getInt("prio"));
+                    assertEquals(0, rs.getInt("state"));
+                    assertEquals(0, rs.getInt("attempts"));
+                    assertEquals(3_600_000L, rs.getLong("due_ms") - rs.getLong("enqueued_ms"), "due: enqueued + delay");
+                    assertTrue(Math.abs(rs.getLong("enqueued_ms") - System.currentTimeMillis()) < 60_000,
+                            "the server's UTC clock in epoch milliseconds");
+                }
+                assertTrue(!rs.next());
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(EmbeddedMariaDb.Driver.class)
+    void a_batch_enqueue_in_a_callers_transaction_rolls_back_with_it(EmbeddedMariaDb.Driver driver)
+            throws SQLException {
+        try (RowQueues rq = RowQueues.builder(pools.get(driver)).build(); Connection c = connect(driver)) {
+            WorkQueue q = rq.workQueue(name("wt", driver)).create();
+            c.setAutoCommit(false);
+            List<Long> ids = q.using(c).enqueueAll(List.of("a", "b"), Enqueue.defaults());
+            assertEquals(2, ids.size());
+            c.rollback();
+            assertTrue(q.claim(5).isEmpty(), "the compound statement has no transaction of its own");
+            ids = q.using(c).enqueueAll(List.of("c", "d"), Enqueue.defaults());
+            c.commit();
+            assertEquals(ids, q.claim(5).stream().map(Job::id).toList());
         }
     }
 
