@@ -75,6 +75,8 @@ public enum Operation {
     CANCEL(QueueKind.WORK),
     /** {@link WorkQueue#activity}: items 1. */
     ACTIVITY(QueueKind.WORK),
+    /** {@link WorkQueue#rateWindow}: items 1, or 0 if there is none. */
+    RATE_WINDOW(QueueKind.WORK),
 
     // ------------------------------------------------------------------ counters
 

@@ -215,6 +215,15 @@ public interface WorkQueue {
     QueueStats stats();
 
     /**
+     * The rate limit's window as the database holds it ({@link WorkQueueOptions#withRateLimit}): the limit and window
+     * of the claims that last started jobs, and how many jobs started within the window. Needs no options: any handle
+     * of the queue reads it, as the console does. Two short statements, no lock.
+     *
+     * @return the window, or empty if no claim has started a job of this queue under a rate limit
+     */
+    Optional<RateWindow> rateWindow();
+
+    /**
      * Counts of jobs by state for each {@linkplain Job#key() key}: the keys with the most jobs first. Jobs without a
      * key are not counted here (see {@link #stats()}). One statement, grouping the whole table: meant for operators
      * (the CLI's {@code work stats --by-key}), not for a hot path.

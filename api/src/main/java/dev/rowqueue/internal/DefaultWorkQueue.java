@@ -11,6 +11,7 @@ import dev.rowqueue.JobHandler;
 import dev.rowqueue.QueueActivity;
 import dev.rowqueue.QueueKind;
 import dev.rowqueue.QueueStats;
+import dev.rowqueue.RateWindow;
 import dev.rowqueue.TransientRowQueueException;
 import dev.rowqueue.UnknownCommitOutcomeException;
 import dev.rowqueue.WorkQueue;
@@ -490,6 +491,14 @@ final class DefaultWorkQueue implements WorkerQueue {
             return new QueueStats(0, 0, 0, 0);
         }
         return context.executor().run("count jobs of " + name, store.stats());
+    }
+
+    @Override
+    public Optional<RateWindow> rateWindow() {
+        if (!present()) {
+            return Optional.empty();
+        }
+        return context.executor().run("read the rate window of " + name, store.rateWindow());
     }
 
     @Override

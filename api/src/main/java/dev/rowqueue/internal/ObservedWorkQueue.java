@@ -11,6 +11,7 @@ import dev.rowqueue.JobQuery;
 import dev.rowqueue.Operation;
 import dev.rowqueue.QueueActivity;
 import dev.rowqueue.QueueStats;
+import dev.rowqueue.RateWindow;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkQueueOptions;
 import dev.rowqueue.Worker;
@@ -164,6 +165,11 @@ final class ObservedWorkQueue extends ObservedHandle<WorkerQueue> implements Wor
     @Override
     public QueueActivity activity() {
         return report(Operation.ACTIVITY, handle::activity, Operations.ONE);
+    }
+
+    @Override
+    public Optional<RateWindow> rateWindow() {
+        return report(Operation.RATE_WINDOW, handle::rateWindow, w -> w.isPresent() ? 1 : 0);
     }
 
     @Override

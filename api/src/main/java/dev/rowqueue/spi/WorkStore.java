@@ -5,6 +5,7 @@ import dev.rowqueue.Job;
 import dev.rowqueue.JobInfo;
 import dev.rowqueue.JobState;
 import dev.rowqueue.QueueStats;
+import dev.rowqueue.RateWindow;
 
 import java.util.HashSet;
 import java.util.List;
@@ -232,6 +233,12 @@ public interface WorkStore {
 
     /** @return counts by state */
     SqlOp<QueueStats> stats();
+
+    /**
+     * @return the rate limit's window as the database holds it, or empty if no claim started a job under a rate limit
+     *         ({@link dev.rowqueue.WorkQueue#rateWindow()})
+     */
+    SqlOp<Optional<RateWindow>> rateWindow();
 
     /**
      * @param id a job id, 1 or more

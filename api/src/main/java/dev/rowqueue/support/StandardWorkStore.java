@@ -10,6 +10,7 @@ import dev.rowqueue.Job;
 import dev.rowqueue.JobInfo;
 import dev.rowqueue.JobState;
 import dev.rowqueue.QueueStats;
+import dev.rowqueue.RateWindow;
 import dev.rowqueue.support.Claims;
 import dev.rowqueue.support.DeadLetters;
 import dev.rowqueue.support.KeyedClaims;
@@ -365,6 +366,11 @@ public final class StandardWorkStore implements WorkStore {
     @Override
     public SqlOp<QueueStats> stats() {
         return reads.stats();
+    }
+
+    @Override
+    public SqlOp<Optional<RateWindow>> rateWindow() {
+        return SqlOp.statement(rates::state);
     }
 
     @Override

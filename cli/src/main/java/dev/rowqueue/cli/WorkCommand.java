@@ -87,6 +87,9 @@ final class WorkCommand extends GroupCommand {
             terminal().println("work queue " + queue.name());
             terminal().print(new Table("ready", "scheduled", "leased", "dead", "total")
                     .row(s.ready(), s.scheduled(), s.leased(), s.dead(), s.total()));
+            queue.rateWindow().ifPresent(w -> terminal().println("rate limit: " + w.started() + " of " + w.limit()
+                    + " started in the last " + w.window().toMillis() + " ms (" + w.remaining() + " more may start"
+                    + " now); " + w.total() + " started under the limit in all, the latest at " + w.lastStart()));
             if (byKey) {
                 Map<String, QueueStats> keys = queue.statsByKey(limit);
                 terminal().println("by key: " + keys.size() + (keys.size() == 1 ? " key" : " keys")

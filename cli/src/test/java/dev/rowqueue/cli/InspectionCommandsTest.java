@@ -164,6 +164,16 @@ class InspectionCommandsTest {
         Cli.Result stats = cli("work", "stats", "mail");
         assertEquals(0, stats.code(), stats::toString);
         assertTrue(stats.out().contains("|     1 |         1 |      0 |    1 |     3 |"), stats.out());
+        assertFalse(stats.out().contains("rate limit"), "no rate-limited claim: no rate line");
+
+        WorkQueue calls = rq.workQueue("calls", WorkQueueOptions.defaults().withRateLimit(5, Duration.ofMinutes(1)));
+        calls.enqueueAll(List.of("a", "b", "c"), Enqueue.defaults());
+        Job started = calls.claim(2).get(1);
+        Cli.Result limited = cli("work", "stats", "calls");
+        assertEquals(0, limited.code(), limited::toString);
+        assertTrue(limited.out().contains("rate limit: 2 of 5 started in the last 60000 ms (3 more may start now);"
+                + " 2 started under the limit in all, the latest at "
+                + started.leaseUntil().minus(WorkQueueOptions.defaults().leaseDuration())), limited.out());
 
         Cli.Result dead = cli("work", "dead", "mail");
         assertEquals(0, dead.code(), dead::toString);

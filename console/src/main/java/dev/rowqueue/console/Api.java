@@ -6,6 +6,7 @@ import dev.rowqueue.JobInfo;
 import dev.rowqueue.QueueActivity;
 import dev.rowqueue.QueueInfo;
 import dev.rowqueue.QueueStats;
+import dev.rowqueue.RateWindow;
 import dev.rowqueue.RingEntry;
 import dev.rowqueue.ScheduleInfo;
 
@@ -67,6 +68,12 @@ final class Api {
     static void stats(Json j, QueueStats s) {
         j.beginObject().field("ready", s.ready()).field("scheduled", s.scheduled()).field("leased", s.leased())
                 .field("dead", s.dead()).field("total", s.total()).endObject();
+    }
+
+    static void rateWindow(Json j, RateWindow w) {
+        j.beginObject().field("limit", w.limit()).field("windowMillis", w.window().toMillis())
+                .field("started", w.started()).field("remaining", w.remaining()).field("total", w.total())
+                .field("lastStart", w.lastStart()).endObject();
     }
 
     static void jobs(Json j, List<Job> jobs) {

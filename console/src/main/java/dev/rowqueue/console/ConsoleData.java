@@ -79,6 +79,15 @@ public interface ConsoleData {
     }
 
     /**
+     * @param workQueue a work queue
+     * @return its rate limit's window as the database holds it ({@link dev.rowqueue.WorkQueue#rateWindow()}); empty
+     *         when it has none, or when unknown
+     */
+    default java.util.Optional<dev.rowqueue.RateWindow> rateWindow(String workQueue) {
+        return java.util.Optional.empty();
+    }
+
+    /**
      * @return the processes registered in {@code rowqueue_nodes} ({@link dev.rowqueue.RowQueues#nodes()}): the
      *         holders of leases and the schedulers; empty when unknown
      */

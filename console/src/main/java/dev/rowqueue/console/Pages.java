@@ -13,6 +13,7 @@ import dev.rowqueue.QueueActivity;
 import dev.rowqueue.QueueInfo;
 import dev.rowqueue.QueueKind;
 import dev.rowqueue.QueueStats;
+import dev.rowqueue.RateWindow;
 import dev.rowqueue.RingEntry;
 import dev.rowqueue.ScheduleInfo;
 import dev.rowqueue.console.Console.View;
@@ -381,8 +382,8 @@ final class Pages {
 
     // ---- a work queue
 
-    static ConsoleResponse workQueue(View v, QueueInfo q, QueueStats s, QueueActivity activity, List<Job> dead,
-                                     int limit, Notice notice) {
+    static ConsoleResponse workQueue(View v, QueueInfo q, QueueStats s, QueueActivity activity, RateWindow rate,
+                                     List<Job> dead, int limit, Notice notice) {
         boolean changes = !v.console().readOnly();
         String base = v.mount() + "/queues/" + Routes.segment(q.name());
         Html c = new Html();
@@ -398,6 +399,9 @@ final class Pages {
         card(c, "Dead", s.dead(), "dead", "out of attempts");
         card(c, "Total", s.total(), "total", "jobs in the queue");
         c.close("section");
+        if (rate != null) {
+            rateWindow(c, rate);
+        }
         jobNav(c, base, null);
         if (activity != null) {
             Charts.lastHour(c, activity);
@@ -448,6 +452,17 @@ final class Pages {
         }
         c.close("section");
         return page(v, 200, q.name(), true, crumb(q.name()), c);
+    }
+
+    /** A rate-limited queue's window: how full it is, as the claims that last started jobs counted. */
+    private static void rateWindow(Html c, RateWindow w) {
+        c.open("section", "class", "rate", "aria-label", "rate limit");
+        c.el("h2", "Rate limit");
+        c.el("p", grouped(w.started()) + " of " + grouped(w.limit()) + " started in the last " + window(w.window())
+                + (w.remaining() == 0 ? ": the window is full" : "; " + grouped(w.remaining()) + " more may start now")
+                + ". " + grouped(w.total()) + " started under the limit in all; the latest at "
+                + TIME.format(w.lastStart()) + ".", "class", "rate-window");
+        c.close("section");
     }
 
     /** Links to the job lists by state, and the search by id or key. */
@@ -846,6 +861,11 @@ final class Pages {
     private static Html crumb(String name, String href, String last) {
         return new Html().el("span", "/", "class", "sep").el("a", name, "href", href).el("span", "/", "class", "sep")
                 .el("span", last);
+    }
+
+    /** A rate limit's window: in milliseconds unless it is whole seconds. */
+    private static String window(Duration d) {
+        return d.toMillis() % 1000 == 0 ? duration(d) : grouped(d.toMillis()) + " ms";
     }
 
     static String duration(Duration d) {

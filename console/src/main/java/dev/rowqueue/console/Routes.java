@@ -106,8 +106,8 @@ final class Routes {
                 int limit = intParam(call, "limit", DEAD_DEFAULT, 1, DEAD_MAX);
                 QueueStats stats = data.stats(q.name());
                 List<Job> dead = stats.dead() == 0 ? List.of() : data.deadLetters(q.name(), limit);
-                return Pages.workQueue(call.view(), q, stats, data.activity(q.name()), dead, limit,
-                        Notice.of(call.request()));
+                return Pages.workQueue(call.view(), q, stats, data.activity(q.name()),
+                        data.rateWindow(q.name()).orElse(null), dead, limit, Notice.of(call.request()));
             }
             case RING -> {
                 List<String> groups = data.groups(q.name());
@@ -437,6 +437,7 @@ final class Routes {
                 int limit = intParam(call, "limit", DEAD_DEFAULT, 1, DEAD_MAX);
                 QueueStats stats = data.stats(q.name());
                 Api.stats(j.name("stats"), stats);
+                data.rateWindow(q.name()).ifPresent(w -> Api.rateWindow(j.name("rateWindow"), w));
                 Api.jobs(j.name("dead"), stats.dead() == 0 ? List.of() : data.deadLetters(q.name(), limit));
             }
             case RING -> {

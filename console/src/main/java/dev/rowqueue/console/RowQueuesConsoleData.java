@@ -11,6 +11,7 @@ import dev.rowqueue.QueueActivity;
 import dev.rowqueue.QueueInfo;
 import dev.rowqueue.QueueKind;
 import dev.rowqueue.QueueStats;
+import dev.rowqueue.RateWindow;
 import dev.rowqueue.RingEntry;
 import dev.rowqueue.RingOptions;
 import dev.rowqueue.RingQueue;
@@ -133,6 +134,12 @@ final class RowQueuesConsoleData implements ConsoleData {
     @Override
     public QueueActivity activity(String workQueue) {
         return cached("activity:" + workQueue, () -> work(workQueue).activity());
+    }
+
+    @Override
+    public Optional<RateWindow> rateWindow(String workQueue) {
+        // kept through the console's changes (no change of it starts a job): not a ":<queue>" key
+        return cached("rate/" + workQueue, () -> work(workQueue).rateWindow());
     }
 
     @Override

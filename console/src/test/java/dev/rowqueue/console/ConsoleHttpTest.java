@@ -86,6 +86,27 @@ class ConsoleHttpTest {
     }
 
     @Test
+    void a_rate_limited_queue_shows_its_window_and_others_show_none() {
+        dev.rowqueue.WorkQueue limited = f.rq.workQueue("partner_api", dev.rowqueue.WorkQueueOptions.defaults()
+                .withRateLimit(5, java.time.Duration.ofMinutes(1)));
+        limited.enqueueAll(List.of("a", "b", "c"), dev.rowqueue.Enqueue.defaults());
+        assertEquals(2, limited.claim(2).size());
+        String auth = "Bearer " + ConsoleFixture.TOKEN;
+
+        String page = http.get("/queues/partner_api", "Authorization", auth).body();
+        assertTrue(page.contains("<h2>Rate limit</h2>"), page);
+        assertTrue(page.contains("2 of 5 started in the last 1 min; 3 more may start now. 2 started under the limit"
+                + " in all"), page);
+        String json = http.get("/api/queues/partner_api", "Authorization", auth).body();
+        assertTrue(json.contains("\"rateWindow\":{\"limit\":5,\"windowMillis\":60000,\"started\":2,"
+                + "\"remaining\":3,\"total\":2,\"lastStart\":"), json);
+
+        assertFalse(http.get("/queues/mail", "Authorization", auth).body().contains("Rate limit"),
+                "a queue without a rate limit shows none");
+        assertFalse(http.get("/api/queues/mail", "Authorization", auth).body().contains("rateWindow"));
+    }
+
+    @Test
     void signing_in_sets_an_httponly_samesite_strict_session_cookie_that_is_not_the_token() {
         HttpResponse<String> wrong = http.post("/sign-in", form("token", "not-the-token-at-all", "next", "/"));
         assertEquals(401, wrong.statusCode());

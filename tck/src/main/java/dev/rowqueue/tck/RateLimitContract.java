@@ -3,6 +3,7 @@ package dev.rowqueue.tck;
 import dev.rowqueue.Enqueue;
 import dev.rowqueue.Handoff;
 import dev.rowqueue.Job;
+import dev.rowqueue.RateWindow;
 import dev.rowqueue.RowQueues;
 import dev.rowqueue.WorkQueue;
 import dev.rowqueue.WorkQueueOptions;
@@ -15,6 +16,7 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -145,6 +147,44 @@ public abstract class RateLimitContract extends Contract {
         assertTrue(started.size() >= 2 * limit, "the limit lets jobs start window after window: " + started.size()
                 + " starts in 2 s");
         assertEquals(200 - started.size(), rq().workQueue(name).stats().total(), "every started job was acked once");
+    }
+
+    @Test
+    void any_handle_reads_the_window_the_claims_hold() throws Exception {
+        String name = newName();
+        Duration window = Duration.ofSeconds(2);
+        WorkQueue q = rq().workQueue(name, limited(3, window));
+        WorkQueue plain = rq().workQueue(name); // no options, as the console's and the command line's handles
+        q.enqueueAll(Collections.nCopies(8, "job"), Enqueue.defaults());
+        assertEquals(Optional.empty(), plain.rateWindow(), "no rate-limited claim started a job yet");
+        long sent = System.nanoTime();
+        List<Job> first = q.claim(2);
+        assertEquals(2, first.size());
+        RateWindow w = plain.rateWindow().orElseThrow(() -> new AssertionError("a claim started jobs: a window"));
+        long read = System.nanoTime() - sent;
+        assertEquals(3, w.limit(), "the claims' limit");
+        assertEquals(window, w.window(), "the claims' window");
+        assertEquals(2, w.total(), "jobs the limit let start");
+        long latest = first.stream().mapToLong(RateLimitContract::start).max().orElseThrow();
+        assertEquals(latest, w.lastStart().toEpochMilli(), "the latest lease start");
+        if (read < TimeUnit.MILLISECONDS.toNanos(window.toMillis() / 2)) {
+            assertEquals(2, w.started(), "both started within the window");
+            assertEquals(1, w.remaining());
+        }
+        // a claim with another limit: the settings follow the claims that start jobs
+        WorkQueue wider = rq().workQueue(name, limited(5, window));
+        List<Job> more = wider.claim(8);
+        RateWindow w5 = plain.rateWindow().orElseThrow();
+        assertEquals(5, w5.limit(), "the limit of the claim that started jobs last");
+        assertEquals(2 + more.size(), w5.total());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (plain.rateWindow().orElseThrow().started() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        RateWindow later = plain.rateWindow().orElseThrow();
+        assertEquals(0, later.started(), "no start within the window once it has passed");
+        assertEquals(5, later.remaining());
+        assertEquals(2 + more.size(), later.total(), "the total stays");
     }
 
     @Test
