@@ -64,12 +64,13 @@ final class SqliteStatements implements StatementSets {
      * so a claim that finds nothing neither waits for writers nor keeps them waiting, then leases them with one
      * {@code UPDATE ... WHERE id IN (...) AND <claimable> RETURNING ...} in auto-commit mode: the statement takes the
      * write lock before it reads, and its claimability test keeps a job another claimer took meanwhile from being
-     * leased twice. An enqueue, the rotation cursor and a rotation lease are one statement each ({@code RETURNING}, an
+     * leased twice. The test is written {@code state + 0 = 0 AND due_ms + 0 <= <now>}
+     * ({@link JobRules#claimableById}): as {@code state = 0 ...} SQLite's planner took the claim index over the
+     * primary key for two ids or more and walked every live job. An enqueue, the rotation cursor and a rotation lease are one statement each ({@code RETURNING}, an
      * upsert).
      */
     @Override
     public WorkStatements work(WorkTables t, String now) {
-        String due = JobRules.claimable(now);
         String lease = " SET " + JobRules.lease(now);
         Sql enqueueOne = Sql.of("INSERT INTO " + t.jobs() + " (payload, prio, state, due_ms, attempts, enqueued_ms)"
                 + " VALUES (:payload, :prio, " + WorkTables.LIVE + ", " + now + " + :delay, 0, " + now + ")"
@@ -79,7 +80,7 @@ final class SqliteStatements implements StatementSets {
         return WorkStatements.PORTABLE.withEnqueueOne(enqueueOne)
                 .withCursor(cursor)
                 .withLeaseReturning("UPDATE " + t.jobs() + lease + " WHERE id IN (" + WorkStatements.IDS + ") AND "
-                        + due + " RETURNING " + Jdbc.JOB_COLUMNS)
+                        + JobRules.claimableById(now) + " RETURNING " + Jdbc.JOB_COLUMNS)
                 .withForms(SqliteWorkForms::new);
     }
 }
