@@ -168,6 +168,8 @@ class OperationListenerTest {
             assertEvent(rec.one(), "mail", Operation.CANCEL, 0);
             work.activity();
             assertEvent(rec.one(), "mail", Operation.ACTIVITY, 1);
+            assertThat(work.rateWindow()).isEmpty();
+            assertEvent(rec.one(), "mail", Operation.RATE_WINDOW, 0);
 
             // counters
             counters.increment("k");
