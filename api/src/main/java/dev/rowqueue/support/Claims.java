@@ -199,7 +199,7 @@ public final class Claims {
         }
         String in = Jdbc.parameterList(ids.size(), "id");
         Sql lease = Sql.of("UPDATE " + t.jobs() + " SET " + JobRules.lease(now) + " WHERE id IN (" + in + ") AND "
-                + JobRules.claimableById(now));
+                + JobRules.claimable(now));
         int leased;
         try (PreparedStatement ps = lease.prepare(c)) {
             Jdbc.bindList(dialect.bind(lease, ps).set("token", token).set("lease", leaseMs), "id", ids).done();
