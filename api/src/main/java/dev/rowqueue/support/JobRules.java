@@ -47,16 +47,24 @@ public final class JobRules {
     }
 
     /**
-     * That a job found by its primary key may be claimed, for the lease of candidates by id: the same test written so
-     * that no planner takes the claim index, whose leading column is {@code state}, over the primary key. SQLite
-     * 3.54 did, for {@code id IN (...)} with two ids or more: a lease of two jobs walked every live job of the claim
-     * index (600 µs more than a lease of one in a queue of 20,000; docs/benchmarks.md).
+     * That a job found by its primary key is live, {@code state + 0 = 0}: the same test as {@code state = 0}, written
+     * so that no planner matches it with the claim index (its leading column, or PostgreSQL's partial index condition)
+     * and prefers that index to the primary key. PostgreSQL's generic plans did, for statements on one job
+     * (docs/postgresql.md, "Ack and claim"); SQLite did, for {@link #claimableById a lease} of two ids or more.
+     */
+    public static final String LIVE_BY_ID = "state + 0 = " + WorkTables.LIVE;
+
+    /**
+     * That a job found by its primary key may be claimed, for the lease of candidates by id: {@link #LIVE_BY_ID} and
+     * the due time written the same way. SQLite 3.54, given {@code state = 0 AND due_ms <= <now>}, searched the claim
+     * index for {@code id IN (...)} with two ids or more: a lease of two jobs walked every live job (600 µs more than
+     * a lease of one in a queue of 20,000; docs/benchmarks.md).
      *
      * @param now the current-time expression
      * @return {@code state + 0 = 0 AND due_ms + 0 <= <now>}
      */
     public static String claimableById(String now) {
-        return "state + 0 = " + WorkTables.LIVE + " AND due_ms + 0 <= " + now;
+        return LIVE_BY_ID + " AND due_ms + 0 <= " + now;
     }
 
     /**

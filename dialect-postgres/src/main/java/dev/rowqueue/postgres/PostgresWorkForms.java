@@ -57,15 +57,6 @@ import static dev.rowqueue.support.Claims.inClaimOrder;
  */
 final class PostgresWorkForms implements WorkForms {
 
-    /**
-     * The liveness test of statements on one job found by its primary key: {@code state + 0 = 0}, the same test,
-     * which the planner cannot match with the partial claim index's {@code WHERE state = 0}. With {@code state = 0},
-     * a new queue's generic plan (no statistics yet; pgjdbc prepares a statement on the server from its fifth
-     * execution) looked for acked jobs by scanning the whole claim index instead of reading the primary key, at a cost
-     * that grows with the queue (docs/postgresql.md, "Ack and claim"; {@code PostgresGenericPlanTest}).
-     */
-    static final String LIVE_BY_ID = "state + 0 = " + WorkTables.LIVE;
-
     private final PostgresDialect dialect;
     private final WorkTables t;
     private final String now;
@@ -107,7 +98,11 @@ final class PostgresWorkForms implements WorkForms {
 
     /**
      * The statements and hooks of a work queue on PostgreSQL: statements on one job by primary key test liveness with
-     * {@link #LIVE_BY_ID}; the rotation cursor's upsert; the advisory lock as the claim gate; key order as row values
+     * {@link JobRules#LIVE_BY_ID}, which the planner cannot match with the partial claim index's {@code WHERE state =
+     * 0}: with {@code state = 0}, a new queue's generic plan (no statistics yet; pgjdbc prepares a statement on the
+     * server from its fifth execution) looked for acked jobs by scanning the whole claim index instead of reading the
+     * primary key, at a cost that grows with the queue (docs/postgresql.md, "Ack and claim";
+     * {@code PostgresGenericPlanTest}); the rotation cursor's upsert; the advisory lock as the claim gate; key order as row values
      * ({@link #before}); and these hooks.
      *
      * @param dialect the dialect
@@ -116,7 +111,7 @@ final class PostgresWorkForms implements WorkForms {
      * @return the statements
      */
     static WorkStatements statements(PostgresDialect dialect, WorkTables tables, boolean notify) {
-        WorkStatements.ById byId = WorkStatements.ById.standard(tables).withLive(LIVE_BY_ID);
+        WorkStatements.ById byId = WorkStatements.ById.standard(tables).withLive(JobRules.LIVE_BY_ID);
         return WorkStatements.PORTABLE.withById(byId)
                 .withCursor(Sql.of("INSERT INTO " + tables.cursors() + " AS r (cursor_name, last_id) VALUES (:cursor,"
                         + " 0) ON CONFLICT (cursor_name) DO UPDATE SET last_id = r.last_id RETURNING last_id"))
